@@ -1,0 +1,143 @@
+#include "frugal/graph/op_kind.h"
+
+#include <initializer_list>
+
+namespace frugal {
+namespace {
+
+using C = OpCategory;
+
+struct KindRow {
+  OpKind kind;
+  const char* name;
+  OpCategory category;
+  // ONNX op types importing as this kind (up to 4).
+  const char* onnx[4];
+  // FLOPs per element, forward and input-gradient. Conventions: one FLOP per
+  // add / multiply / compare / divide, one per transcendental (exp, erf,
+  // tanh, sqrt), so sigmoid = neg + exp + add + div = 4.
+  double fwd_flops_per_elem;
+  double bwd_flops_per_elem;
+};
+
+constexpr KindRow kKinds[] = {
+    {OpKind::kConv, "conv", C::kCompute, {"Conv"}, 0, 0},
+    {OpKind::kMatMul, "matmul", C::kCompute, {"Gemm"}, 0, 0},
+    {OpKind::kBatchMatMul, "bmm", C::kCompute, {"MatMul"}, 0, 0},
+    // Add / Sub backward only routes the gradient (and negates for Sub).
+    {OpKind::kAdd, "add", C::kElementwise, {"Add", "Sum"}, 1, 0},
+    {OpKind::kSub, "sub", C::kElementwise, {"Sub"}, 1, 1},
+    // d(ab) = g*b, g*a.
+    {OpKind::kMul, "mul", C::kElementwise, {"Mul"}, 1, 2},
+    // d(a/b) = g/b, -g*a/b^2.
+    {OpKind::kDiv, "div", C::kElementwise, {"Div"}, 1, 4},
+    // d(x^p) = g*p*x^(p-1).
+    {OpKind::kPow, "pow", C::kElementwise, {"Pow"}, 1, 3},
+    {OpKind::kSqrt, "sqrt", C::kElementwise, {"Sqrt"}, 1, 2},
+    {OpKind::kExp, "exp", C::kElementwise, {"Exp"}, 1, 1},
+    {OpKind::kNeg, "neg", C::kElementwise, {"Neg"}, 1, 1},
+    // Backward is a masked select: one compare per element.
+    {OpKind::kRelu, "relu", C::kElementwise, {"Relu"}, 1, 1},
+    // 0.5x(1+erf(x/sqrt2)): div, erf, add, mul, mul.
+    {OpKind::kGelu, "gelu", C::kElementwise, {"Gelu"}, 5, 8},
+    // 0.5x(1+tanh(c(x+0.044715x^3))): 3 mul (x^3, coef), add, mul, tanh,
+    // add, mul, mul.
+    {OpKind::kGeluTanh, "gelu_tanh", C::kElementwise, {}, 9, 14},
+    // g*(1-y^2).
+    {OpKind::kTanh, "tanh", C::kElementwise, {"Tanh"}, 1, 3},
+    // g*y*(1-y).
+    {OpKind::kSigmoid, "sigmoid", C::kElementwise, {"Sigmoid"}, 4, 3},
+    // x*sigmoid(x).
+    {OpKind::kSilu, "silu", C::kElementwise, {}, 5, 8},
+    {OpKind::kErf, "erf", C::kElementwise, {"Erf"}, 1, 4},
+    {OpKind::kClip, "clip", C::kElementwise, {"Clip", "Max", "Min"}, 2, 2},
+    {OpKind::kLeakyRelu, "leaky_relu", C::kElementwise, {"LeakyRelu"}, 2, 2},
+    {OpKind::kHardSwish, "hardswish", C::kElementwise, {"HardSwish"}, 4, 4},
+    {OpKind::kHardSigmoid, "hardsigmoid", C::kElementwise, {"HardSigmoid"}, 3, 2},
+    {OpKind::kWhere, "where", C::kElementwise, {"Where"}, 1, 1},
+    {OpKind::kCast, "cast", C::kElementwise, {"Cast"}, 0, 0},
+    // max, sub, exp, sum, div per element; backward y*(g - sum(g*y)): 4.
+    {OpKind::kSoftmax, "softmax", C::kNormalization, {"Softmax", "LogSoftmax"}, 5, 4},
+    // mean (1), sub (1), square+sum (2), normalise (2), scale+shift (2).
+    {OpKind::kLayerNorm, "layernorm", C::kNormalization, {"LayerNormalization"}, 8, 12},
+    // square+sum (2), normalise (1), scale (1).
+    {OpKind::kRmsNorm, "rmsnorm", C::kNormalization, {"SimplifiedLayerNormalization"}, 4, 8},
+    {OpKind::kBatchNorm, "batchnorm", C::kNormalization, {"BatchNormalization"}, 8, 12},
+    {OpKind::kMaxPool, "maxpool", C::kPooling, {"MaxPool"}, 0, 0},
+    {OpKind::kAvgPool, "avgpool", C::kPooling, {"AveragePool"}, 0, 0},
+    {OpKind::kGlobalAvgPool, "global_avgpool", C::kPooling, {"GlobalAveragePool"}, 0, 0},
+    {OpKind::kGlobalMaxPool, "global_maxpool", C::kPooling, {"GlobalMaxPool"}, 0, 0},
+    {OpKind::kReduceMean, "reduce_mean", C::kReduction, {"ReduceMean"}, 0, 0},
+    {OpKind::kReduceSum, "reduce_sum", C::kReduction, {"ReduceSum"}, 0, 0},
+    {OpKind::kReduceMax, "reduce_max", C::kReduction, {"ReduceMax", "ReduceMin", "ArgMax"}, 0, 0},
+    {OpKind::kEmbedding, "embedding", C::kLookup, {}, 0, 0},
+    {OpKind::kGather, "gather", C::kLookup, {"Gather"}, 0, 0},
+    {OpKind::kConcat, "concat", C::kDataMovement, {"Concat"}, 0, 0},
+    {OpKind::kSplit, "split", C::kDataMovement, {"Split"}, 0, 0},
+    {OpKind::kReshape, "reshape", C::kDataMovement, {"Reshape"}, 0, 0},
+    {OpKind::kTranspose, "transpose", C::kDataMovement, {"Transpose"}, 0, 0},
+    {OpKind::kFlatten, "flatten", C::kDataMovement, {"Flatten"}, 0, 0},
+    {OpKind::kSqueeze, "squeeze", C::kDataMovement, {"Squeeze"}, 0, 0},
+    {OpKind::kUnsqueeze, "unsqueeze", C::kDataMovement, {"Unsqueeze"}, 0, 0},
+    {OpKind::kSlice, "slice", C::kDataMovement, {"Slice"}, 0, 0},
+    {OpKind::kExpand, "expand", C::kDataMovement, {"Expand", "Tile"}, 0, 0},
+    {OpKind::kPad, "pad", C::kDataMovement, {"Pad"}, 0, 0},
+    {OpKind::kIdentity, "identity", C::kDataMovement, {"Identity"}, 0, 0},
+    // Mask generation (compare) and scale: 2; backward: mask multiply.
+    {OpKind::kDropout, "dropout", C::kRegularization, {"Dropout"}, 2, 1},
+    {OpKind::kShape, "shape", C::kMeta, {"Shape", "Size", "ConstantOfShape", "Range"}, 0, 0},
+    {OpKind::kConstant, "constant", C::kMeta, {"Constant"}, 0, 0},
+    // log-softmax (5) + pick + mean; backward softmax - onehot (2).
+    {OpKind::kCrossEntropy, "cross_entropy", C::kLoss, {"SoftmaxCrossEntropyLoss"}, 6, 2},
+    {OpKind::kSgdMomentum, "sgd_momentum", C::kOptimizer, {}, 0, 0},
+    {OpKind::kAdam, "adam", C::kOptimizer, {}, 0, 0},
+    {OpKind::kProfiled, "profiled", C::kProfiled, {}, 0, 0},
+    {OpKind::kUnknown, "unknown", C::kUnknown, {}, 0, 0},
+};
+
+constexpr const char* kCategoryNames[] = {
+    "compute",      "elementwise",    "normalization", "pooling",
+    "reduction",    "lookup",         "data_movement", "regularization",
+    "meta",         "loss",           "optimizer",     "profiled",
+    "unknown"};
+
+const KindRow& Row(OpKind kind) {
+  for (const auto& row : kKinds) {
+    if (row.kind == kind) return row;
+  }
+  return kKinds[sizeof(kKinds) / sizeof(kKinds[0]) - 1];
+}
+
+}  // namespace
+
+const char* OpKindName(OpKind kind) { return Row(kind).name; }
+
+bool ParseOpKind(std::string_view name, OpKind* out) {
+  for (const auto& row : kKinds) {
+    if (name == row.name) {
+      *out = row.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+OpCategory CategoryOf(OpKind kind) { return Row(kind).category; }
+
+const char* OpCategoryName(OpCategory c) {
+  return kCategoryNames[static_cast<int>(c)];
+}
+
+OpKind OpKindFromOnnx(std::string_view op_type) {
+  for (const auto& row : kKinds) {
+    for (const char* t : row.onnx) {
+      if (t != nullptr && op_type == t) return row.kind;
+    }
+  }
+  return OpKind::kUnknown;
+}
+
+double ForwardFlopsPerElement(OpKind kind) { return Row(kind).fwd_flops_per_elem; }
+double BackwardFlopsPerElement(OpKind kind) { return Row(kind).bwd_flops_per_elem; }
+
+}  // namespace frugal

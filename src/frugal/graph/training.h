@@ -1,0 +1,60 @@
+// Training-graph derivation and training-step memory.
+//
+// BuildTrainingGraph turns a forward graph into the graph of one training
+// step: the forward ops, a backward op per forward op whose output needs a
+// gradient (Conv / MatMul / bmm get a data-gradient and a weight-gradient
+// op, each with the forward FLOPs; other kinds their own backward cost), and
+// one optimizer update per op that owns parameters. Only ops downstream of a
+// parameter get gradients (as in autograd: no gradient for the input
+// images). Edges: the forward edges; forward op -> its backward ops (saved
+// tensors); backward -> backward along reversed forward edges (gradients);
+// weight-gradient -> optimizer update (parameter gradients).
+// Stateless; thread-safe.
+#ifndef FRUGAL_GRAPH_TRAINING_H_
+#define FRUGAL_GRAPH_TRAINING_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "frugal/base/status.h"
+#include "frugal/graph/op_graph.h"
+
+namespace frugal {
+
+enum class Optimizer {
+  kSgd,          // p -= lr * g; no state
+  kSgdMomentum,  // one momentum buffer per parameter
+  kAdam,         // two moments per parameter
+};
+const char* OptimizerName(Optimizer o);
+bool ParseOptimizer(std::string_view name, Optimizer* out);  // sgd, momentum, adam
+
+struct TrainingOptions {
+  Optimizer optimizer = Optimizer::kAdam;  // Default: Adam
+};
+
+// REQUIRES: forward is a validated forward-only graph. FailedPrecondition
+// when it already has backward ops (profiled training graphs).
+Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
+                                   const TrainingOptions& options = {});
+
+// Memory of a graph, in bytes, for the batch size it was built with.
+struct MemoryBreakdown {
+  int64_t param_bytes = 0;
+  int64_t buffer_bytes = 0;           // non-trainable state (BN statistics)
+  int64_t grad_bytes = 0;             // one gradient per parameter
+  int64_t optimizer_state_bytes = 0;  // momentum / Adam moments
+  int64_t activation_bytes = 0;       // tensors saved for backward (deduplicated)
+  int64_t inference_peak_activation_bytes = 0;  // live tensors, forward only
+  int64_t training_bytes = 0;   // params + buffers + grads + state + activations
+  int64_t inference_bytes = 0;  // params + buffers + inference peak
+};
+
+// For a forward graph. For a profiled graph (ops with measured memory) the
+// training and inference totals are the sum of the measured sizes.
+MemoryBreakdown EstimateMemory(const OpGraph& forward,
+                               const TrainingOptions& options = {});
+
+}  // namespace frugal
+
+#endif  // FRUGAL_GRAPH_TRAINING_H_

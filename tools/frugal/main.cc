@@ -1,0 +1,40 @@
+// frugal: one binary, one table of verbs.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "frugal/base/registry.h"
+#include "verbs.h"
+
+namespace frugal::cli {
+namespace {
+
+constexpr RegistryRow<VerbSetup> kVerbs[] = {
+    {"graph", "Inspect and convert operator graphs (ONNX, HF config, JSON)",
+     &SetupGraph},
+    {"catalog", "List the GPU and cloud-instance catalog", &SetupCatalog},
+};
+
+}  // namespace
+}  // namespace frugal::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "frugal: cheaper deep-learning infrastructure.\n"
+      "Predict op times, choose GPUs and instances, place models across GPUs,\n"
+      "share GPUs between jobs, and cache pipeline files."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "frugal 0.1.0");
+  int exit_code = 0;
+  for (const auto& verb : frugal::cli::kVerbs) {
+    CLI::App* sub = app.add_subcommand(verb.name, verb.help);
+    verb.factory(*sub, &exit_code);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}
