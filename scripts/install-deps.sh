@@ -12,6 +12,7 @@ PACKAGES=(
   libfmt-dev
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

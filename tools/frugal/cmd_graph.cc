@@ -1,4 +1,129 @@
+// `frugal graph show|convert|formats`: import a model, derive its training
+// graph, print headline numbers, convert between formats.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli_util.h"
+#include "frugal/graph/graph_json.h"
+#include "frugal/graph/importer.h"
+#include "frugal/graph/summary.h"
+#include "frugal/graph/training.h"
 #include "verbs.h"
+
 namespace frugal::cli {
-void SetupGraph(CLI::App& sub, int* exit_code) { (void)sub; (void)exit_code; }
+namespace {
+
+struct GraphArgs {
+  std::string model;
+  std::string out;
+  std::string format = "auto";
+  int64_t batch = -1;  // -1 = not given
+  int64_t seq = -1;
+  bool train = false;
+  std::string optimizer = "adam";
+  bool json = false;
+};
+
+void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
+  cmd->add_option("MODEL", a->model, "ONNX model, HF config.json, dnn-partitioning or frugal JSON")
+      ->required();
+  cmd->add_option("--batch", a->batch, "Batch size (default: the model's, else 1)");
+  cmd->add_option("--seq", a->seq, "Sequence length for HF configs (default: min(max positions, 1024))");
+  cmd->add_option("--format", a->format, "Input format: auto or one of `graph formats`");
+  cmd->add_flag("--train", a->train, "Derive the training step (backward + optimizer)");
+  cmd->add_option("--optimizer", a->optimizer, "Optimizer for --train: sgd, momentum, adam")
+      ->capture_default_str();
 }
+
+// Imports a.model and, with --train, derives the training graph. `forward`
+// receives the forward graph.
+Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
+                          TrainingOptions* topts) {
+  if (a.batch == 0 || a.batch < -1) {
+    return InvalidArgument("--batch must be >= 1, got " + std::to_string(a.batch));
+  }
+  if (a.seq == 0 || a.seq < -1) {
+    return InvalidArgument("--seq must be >= 1, got " + std::to_string(a.seq));
+  }
+  if (!ParseOptimizer(a.optimizer, &topts->optimizer)) {
+    return InvalidArgument("unknown optimizer '" + a.optimizer +
+                           "' (expected sgd, momentum, adam)");
+  }
+  ImportOptions opts;
+  opts.batch = std::max<int64_t>(a.batch, 0);
+  opts.seq_len = std::max<int64_t>(a.seq, 0);
+  FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraph(a.model, opts, a.format));
+  if (!a.train || forward->IsTraining()) return *forward;
+  Result<OpGraph> t = BuildTrainingGraph(*forward, *topts);
+  if (!t.ok()) return t.status().WithPrefix(a.model);
+  return t;
+}
+
+int RunShow(const GraphArgs& a) {
+  OpGraph forward;
+  TrainingOptions topts;
+  Result<OpGraph> g = LoadGraph(a, &forward, &topts);
+  if (!g.ok()) return ReportError(g.status());
+  GraphSummary s = Summarize(*g, forward, topts, a.train);
+  if (a.json) {
+    PrintJson(SummaryToJson(s));
+  } else {
+    std::fputs(SummaryToText(s).c_str(), stdout);
+  }
+  return 0;
+}
+
+int RunConvert(const GraphArgs& a) {
+  OpGraph forward;
+  TrainingOptions topts;
+  Result<OpGraph> g = LoadGraph(a, &forward, &topts);
+  if (!g.ok()) return ReportError(g.status());
+  Status st = WriteGraphJson(*g, a.out);
+  if (!st.ok()) return ReportError(st);
+  std::fprintf(stderr, "wrote %s: %d ops, %zu edges\n", a.out.c_str(), g->num_ops(),
+               g->edges.size());
+  return 0;
+}
+
+int RunFormats(bool json) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : Importers()) {
+    if (json) {
+      rows.push_back({{"name", row.name}, {"help", row.help}});
+    } else {
+      std::fputs(fmt::format("  {:<18} {}\n", row.name, row.help).c_str(), stdout);
+    }
+  }
+  if (json) PrintJson(rows);
+  return 0;
+}
+
+}  // namespace
+
+void SetupGraph(CLI::App& sub, int* exit_code) {
+  sub.require_subcommand(1);
+  auto show_args = std::make_shared<GraphArgs>();
+  CLI::App* show = sub.add_subcommand("show", "Op counts, parameters, FLOPs and memory of a model");
+  AddModelOptions(show, show_args.get());
+  show->add_flag("--json", show_args->json, "Machine-readable output");
+  show->callback([show_args, exit_code] { *exit_code = RunShow(*show_args); });
+
+  auto conv_args = std::make_shared<GraphArgs>();
+  CLI::App* convert = sub.add_subcommand(
+      "convert", "Import a model and write it as frugal graph JSON (lossless)");
+  AddModelOptions(convert, conv_args.get());
+  convert->add_option("OUT", conv_args->out, "Output .json path")->required();
+  convert->callback([conv_args, exit_code] { *exit_code = RunConvert(*conv_args); });
+
+  auto list_json = std::make_shared<bool>(false);
+  CLI::App* formats = sub.add_subcommand("formats", "List the graph importers");
+  formats->alias("list");
+  formats->add_flag("--json", *list_json, "Machine-readable output");
+  formats->callback([list_json, exit_code] { *exit_code = RunFormats(*list_json); });
+}
+
+}  // namespace frugal::cli

@@ -6,16 +6,17 @@ namespace frugal {
 namespace {
 
 using nlohmann::json;
+using ojson = nlohmann::ordered_json;
 
-json TensorToJson(const TensorInfo& t) {
-  return json{{"name", t.name},
+ojson TensorToJson(const TensorInfo& t) {
+  return ojson{{"name", t.name},
               {"dtype", DTypeName(t.dtype)},
               {"shape", t.shape},
               {"role", TensorRoleName(t.role)}};
 }
 
-json AttrsToJson(const Attributes& a) {
-  json j = json::object();
+ojson AttrsToJson(const Attributes& a) {
+  ojson j = ojson::object();
   if (!a.ints.empty()) j["ints"] = a.ints;
   if (!a.floats.empty()) j["floats"] = a.floats;
   if (!a.strings.empty()) j["strings"] = a.strings;
@@ -75,10 +76,10 @@ class Reader {
 
 }  // namespace
 
-json GraphToJson(const OpGraph& g) {
-  json ops = json::array();
+ojson GraphToJson(const OpGraph& g) {
+  ojson ops = ojson::array();
   for (const Op& op : g.ops) {
-    json j{{"name", op.name},
+    ojson j{{"name", op.name},
            {"kind", OpKindName(op.kind)},
            {"type", op.type},
            {"phase", PhaseName(op.phase)},
@@ -94,21 +95,21 @@ json GraphToJson(const OpGraph& g) {
            {"measured_cpu_time_ms", op.measured_cpu_time_ms},
            {"measured_mem_bytes", op.measured_mem_bytes},
            {"color_class", op.color_class}};
-    j["inputs"] = json::array();
+    j["inputs"] = ojson::array();
     for (const auto& t : op.inputs) j["inputs"].push_back(TensorToJson(t));
-    j["outputs"] = json::array();
+    j["outputs"] = ojson::array();
     for (const auto& t : op.outputs) j["outputs"].push_back(TensorToJson(t));
     ops.push_back(std::move(j));
   }
-  json edges = json::array();
+  ojson edges = ojson::array();
   for (const Edge& e : g.edges) {
-    edges.push_back(json{{"src", e.src},
+    edges.push_back(ojson{{"src", e.src},
                          {"dst", e.dst},
                          {"bytes", e.bytes},
                          {"tensor", e.tensor},
                          {"measured_cost_ms", e.measured_cost_ms}});
   }
-  return json{{"format", kGraphFormatTag},
+  return ojson{{"format", kGraphFormatTag},
               {"version", kGraphFormatVersion},
               {"name", g.name},
               {"source_format", g.source_format},

@@ -15,7 +15,9 @@ namespace frugal {
 inline constexpr const char* kGraphFormatTag = "frugal-graph";
 inline constexpr int kGraphFormatVersion = 1;
 
-nlohmann::json GraphToJson(const OpGraph& g);
+// Keys keep a fixed order ("format" first) so files are recognisable from
+// their first bytes.
+nlohmann::ordered_json GraphToJson(const OpGraph& g);
 // `what` names the source in errors. Does not Validate().
 Result<OpGraph> GraphFromJson(const nlohmann::json& j, const std::string& what);
 Status WriteGraphJson(const OpGraph& g, const std::string& path);

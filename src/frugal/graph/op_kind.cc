@@ -89,6 +89,7 @@ constexpr KindRow kKinds[] = {
     {OpKind::kConstant, "constant", C::kMeta, {"Constant"}, 0, 0},
     // log-softmax (5) + pick + mean; backward softmax - onehot (2).
     {OpKind::kCrossEntropy, "cross_entropy", C::kLoss, {"SoftmaxCrossEntropyLoss"}, 6, 2},
+    {OpKind::kSgd, "sgd", C::kOptimizer, {}, 0, 0},
     {OpKind::kSgdMomentum, "sgd_momentum", C::kOptimizer, {}, 0, 0},
     {OpKind::kAdam, "adam", C::kOptimizer, {}, 0, 0},
     {OpKind::kProfiled, "profiled", C::kProfiled, {}, 0, 0},

@@ -38,6 +38,7 @@ enum class OpKind {
   // Loss.
   kCrossEntropy,
   // Optimizer updates (training graphs).
+  kSgd,
   kSgdMomentum,
   kAdam,
   // Measured op with no formula (dnn-partitioning graphs).

@@ -22,7 +22,8 @@ struct GraphSummary {
   int64_t seq_len = 0;
   int ops = 0;
   int edges = 0;
-  std::map<std::string, int> ops_by_kind;
+  std::map<std::string, int> ops_by_kind;   // forward ops
+  std::map<std::string, int> ops_by_phase;
   std::map<std::string, int> unknown_types;  // ONNX op type -> count
   int64_t params = 0;
   double flops_forward = 0;

@@ -1,1 +1,210 @@
+#include <cmath>
+#include <string>
+
 #include <gtest/gtest.h>
+
+#include "frugal/base/file_io.h"
+#include "frugal/graph/importer.h"
+#include "frugal/graph/op_cost.h"
+
+namespace frugal {
+namespace {
+
+std::string Path(const std::string& rel) {
+  return std::string(FRUGAL_SOURCE_ROOT) + "/" + rel;
+}
+
+OpGraph Load(const std::string& rel, int64_t batch = 0) {
+  ImportOptions options;
+  options.batch = batch;
+  Result<OpGraph> g = ImportGraph(Path(rel), options);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  return g.ok() ? *g : OpGraph();
+}
+
+double TotalFlops(const OpGraph& g) {
+  double f = 0;
+  for (const Op& op : g.ops) f += op.flops;
+  return f;
+}
+
+const Op* FindOp(const OpGraph& g, const std::string& name) {
+  for (const Op& op : g.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+TEST(OnnxImporter, DetectsByExtension) {
+  const auto* row = &Importers()[0];
+  ASSERT_EQ(std::string(row->name), "onnx");
+  EXPECT_TRUE(row->factory.detect("a/b/model.onnx", ""));
+  EXPECT_TRUE(row->factory.detect("MODEL.ONNX", ""));
+  EXPECT_FALSE(row->factory.detect("model.json", "{}"));
+  EXPECT_FALSE(row->factory.detect("onnx", ""));
+}
+
+TEST(OnnxImporter, ResNet50MatchesTorchvision) {
+  OpGraph g = Load("models/resnet50.onnx");
+  EXPECT_EQ(g.name, "resnet50");
+  EXPECT_EQ(g.source_format, "onnx");
+  EXPECT_EQ(g.batch, 1);
+  EXPECT_EQ(TotalParameters(g), 25557032);
+  // ~4.1 GMACs: the figure torchvision and the literature quote.
+  EXPECT_NEAR(TotalFlops(g), 8.2e9, 0.02 * 8.2e9);
+  ASSERT_FALSE(g.ops.empty());
+  EXPECT_EQ(g.ops[0].kind, OpKind::kConv);
+  EXPECT_EQ(g.ops[0].inputs[0].shape, (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(g.ops[0].outputs[0].shape, (std::vector<int64_t>{1, 64, 112, 112}));
+  EXPECT_EQ(g.ops[0].attrs.GetInts("kernel_shape"), (std::vector<int64_t>{7, 7}));
+  EXPECT_EQ(g.ops[0].attrs.GetInts("strides"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(g.ops.back().kind, OpKind::kMatMul);  // the fc Gemm
+  EXPECT_EQ(g.ops.back().outputs[0].shape, (std::vector<int64_t>{1, 1000}));
+}
+
+TEST(OnnxImporter, BatchNormStaysAndItsRunningStatsAreBuffers) {
+  OpGraph g = Load("models/resnet50.onnx");
+  int bn = 0;
+  for (const Op& op : g.ops) {
+    if (op.kind != OpKind::kBatchNorm) continue;
+    ++bn;
+    ASSERT_EQ(op.inputs.size(), 5u) << op.name;
+    EXPECT_EQ(op.inputs[0].role, TensorRole::kActivation);
+    EXPECT_EQ(op.inputs[1].role, TensorRole::kParameter);
+    EXPECT_EQ(op.inputs[2].role, TensorRole::kParameter);
+    EXPECT_EQ(op.inputs[3].role, TensorRole::kBuffer);
+    EXPECT_EQ(op.inputs[4].role, TensorRole::kBuffer);
+    EXPECT_EQ(op.param_count, 2 * op.inputs[1].NumElements());
+  }
+  EXPECT_EQ(bn, 53);
+}
+
+TEST(OnnxImporter, EdgesCarryTheProducedTensor) {
+  OpGraph g = Load("models/resnet50.onnx");
+  ASSERT_FALSE(g.edges.empty());
+  // conv1 -> bn1 carries the [1, 64, 112, 112] fp32 conv output.
+  const Edge& e = g.edges[0];
+  EXPECT_EQ(e.src, 0);
+  EXPECT_EQ(e.dst, 1);
+  EXPECT_EQ(e.bytes, 64 * 112 * 112 * 4);
+  EXPECT_EQ(e.tensor, g.ops[0].outputs[0].name);
+  // Residual adds join two branches.
+  int adds_with_two_inputs = 0;
+  auto in_edges = g.InEdges();
+  for (int i = 0; i < g.num_ops(); ++i) {
+    if (g.ops[i].kind == OpKind::kAdd && in_edges[i].size() == 2) ++adds_with_two_inputs;
+  }
+  EXPECT_EQ(adds_with_two_inputs, 16);
+}
+
+TEST(OnnxImporter, BatchScalesFlops) {
+  OpGraph g1 = Load("models/resnet50.onnx");
+  OpGraph g8 = Load("models/resnet50.onnx", 8);
+  EXPECT_EQ(g8.batch, 8);
+  EXPECT_EQ(g8.ops[0].inputs[0].shape[0], 8);
+  EXPECT_EQ(TotalParameters(g8), TotalParameters(g1));
+  EXPECT_NEAR(TotalFlops(g8) / TotalFlops(g1), 8.0, 0.01);
+}
+
+TEST(OnnxImporter, Vgg16Parameters) {
+  OpGraph g = Load("models/vgg16.onnx");
+  EXPECT_EQ(TotalParameters(g), 138357544);
+  // 15.5 GMACs.
+  EXPECT_NEAR(TotalFlops(g), 31.0e9, 0.02 * 31.0e9);
+}
+
+TEST(OnnxImporter, MobileNetV2Parameters) {
+  OpGraph g = Load("models/mobilenet_v2.onnx");
+  EXPECT_EQ(TotalParameters(g), 3504872);
+  // Depthwise convs: group attribute copied, weight [C, 1, 3, 3].
+  bool depthwise = false;
+  for (const Op& op : g.ops) {
+    if (op.kind == OpKind::kConv && op.attrs.GetInt("group", 1) > 1) depthwise = true;
+  }
+  EXPECT_TRUE(depthwise);
+}
+
+TEST(OnnxImporter, InceptionV3WithoutAuxClassifier) {
+  OpGraph g = Load("models/inception_v3.onnx");
+  EXPECT_EQ(TotalParameters(g), 23834568);
+  EXPECT_EQ(g.ops[0].inputs[0].shape, (std::vector<int64_t>{1, 3, 299, 299}));
+}
+
+TEST(OnnxImporter, TruncatedFileIsAnErrorNamingThePath) {
+  Result<std::string> bytes = ReadFileToString(Path("models/resnet50.onnx"));
+  ASSERT_TRUE(bytes.ok());
+  std::string half = bytes->substr(0, bytes->size() / 2);
+  Result<OpGraph> g = ImportGraphFromContents("half/resnet50.onnx", half, {});
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(g.status().message().find("half/resnet50.onnx"), std::string::npos)
+      << g.status().message();
+}
+
+TEST(OnnxImporter, GarbageAndEmptyInputsAreErrors) {
+  std::string garbage(1000, '\xff');
+  for (size_t i = 0; i < garbage.size(); i += 7) garbage[i] = static_cast<char>(i);
+  for (const std::string& contents : {garbage, std::string(), std::string("hello")}) {
+    Result<OpGraph> g = ImportGraphFromContents("junk.onnx", contents, {});
+    ASSERT_FALSE(g.ok());
+    EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(g.status().message().find("junk.onnx"), std::string::npos);
+  }
+}
+
+TEST(OnnxImporter, KeepsUnknownOpsAndFallsBackToTheirInputShape) {
+  OpGraph g = Load("testdata/onnx/mixed.onnx");
+  ASSERT_EQ(g.num_ops(), 9);
+  const Op* fancy = FindOp(g, "fancy");
+  ASSERT_NE(fancy, nullptr);
+  EXPECT_EQ(fancy->kind, OpKind::kUnknown);
+  EXPECT_EQ(fancy->type, "FancyOp");
+  EXPECT_EQ(fancy->attrs.strings.at("note"), "output shape not inferred");
+  EXPECT_DOUBLE_EQ(fancy->attrs.floats.at("alpha"), 0.5);
+  EXPECT_EQ(fancy->outputs[0].shape, (std::vector<int64_t>{1, 5, 16}));
+  const Op* scale = FindOp(g, "scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ(scale->kind, OpKind::kUnknown);
+  EXPECT_EQ(scale->attrs.strings.at("domain"), "com.example");
+  // Downstream ops are inferred from the fallback shapes.
+  const Op* proj = FindOp(g, "proj");
+  ASSERT_NE(proj, nullptr);
+  EXPECT_EQ(proj->kind, OpKind::kMatMul);
+  EXPECT_EQ(proj->outputs[0].shape, (std::vector<int64_t>{1, 5, 8}));
+  EXPECT_EQ(proj->param_count, 16 * 8);
+  EXPECT_DOUBLE_EQ(proj->flops, 2.0 * 5 * 8 * 16);
+  const Op* embed = FindOp(g, "embed");
+  ASSERT_NE(embed, nullptr);
+  EXPECT_EQ(embed->kind, OpKind::kEmbedding);
+  EXPECT_EQ(embed->param_count, 100 * 16);
+  EXPECT_EQ(TotalParameters(g), 100 * 16 + 16 * 8);
+  const Op* reshape = FindOp(g, "flatten");
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->inputs[1].role, TensorRole::kConstant);
+  EXPECT_EQ(reshape->outputs[0].shape, (std::vector<int64_t>{5, 8}));
+  const Op* clip = FindOp(g, "relu6");
+  ASSERT_NE(clip, nullptr);
+  ASSERT_EQ(clip->inputs.size(), 2u);  // the omitted min is skipped
+  EXPECT_EQ(clip->inputs[1].name, "six");
+  EXPECT_EQ(g.ops.back().outputs[0].shape, (std::vector<int64_t>{5, 8}));
+}
+
+TEST(OnnxImporter, UnresolvableDynamicDimIsAnError) {
+  Result<OpGraph> g = ImportGraph(Path("testdata/onnx/dynamic_seq.onnx"));
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(g.status().message().find("dynamic_seq.onnx"), std::string::npos);
+  EXPECT_NE(g.status().message().find("'seq'"), std::string::npos) << g.status().message();
+}
+
+TEST(OnnxImporter, StaticBatchIsKeptUnlessOverridden) {
+  OpGraph own = Load("testdata/onnx/static_batch.onnx");
+  EXPECT_EQ(own.batch, 2);
+  EXPECT_EQ(own.ops[0].outputs[0].shape, (std::vector<int64_t>{2, 4}));
+  OpGraph three = Load("testdata/onnx/static_batch.onnx", 3);
+  EXPECT_EQ(three.batch, 3);
+  EXPECT_EQ(three.ops[0].outputs[0].shape, (std::vector<int64_t>{3, 4}));
+}
+
+}  // namespace
+}  // namespace frugal
