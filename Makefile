@@ -25,7 +25,7 @@ build: deps configure
 
 demo: build
 	$(FRUGAL) graph show models/resnet50.onnx --batch 32 --train --optimizer momentum
-	$(FRUGAL) graph show ../shared/data/models/hf-configs/gpt2_large.json --seq 1024 --batch 1 --train
+	$(FRUGAL) graph show models/hf/gpt2_large.json --seq 1024 --batch 1 --train
 	$(FRUGAL) catalog list --gpus
 
 test: build

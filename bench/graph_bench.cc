@@ -34,7 +34,7 @@ void ImportAndDerive(benchmark::State& state, const std::string& path,
   }
 }
 
-const std::string kHf = std::string(FRUGAL_SHARED_DATA) + "/models/hf-configs/";
+const std::string kHf = "models/hf/";
 
 void BM_ResNet50OnnxImport(benchmark::State& s) {
   ImportAndDerive(s, "models/resnet50.onnx", {32, 0}, false);

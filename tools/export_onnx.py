@@ -21,12 +21,17 @@ descriptions. Not run in CI: the outputs are committed under models/.
 import argparse
 import os
 import sys
+import warnings
 
 import onnx
 import torch
 import torchvision
 
 OPSET = 15
+
+# Training-mode export drops the in-place num_batches_tracked update (a buffer
+# that no op reads) and says so once per BatchNorm; expected, so silenced.
+warnings.filterwarnings("ignore", message=".*Removing mutation from node aten::add_.*")
 
 # name -> (constructor, input side). Random init: only shapes matter, and
 # init_weights=False skips the slow truncated-normal init where offered.
@@ -106,7 +111,7 @@ def export(name, out_dir):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join(here, "..", "models"))
+    parser.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "models")))
     parser.add_argument("--only", nargs="*", choices=sorted(MODELS), default=None)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

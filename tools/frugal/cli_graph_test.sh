@@ -1,4 +1,74 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal graph`. Usage: cli_graph_test.sh FRUGAL_BINARY
+# Runs from the repository root. Exits 1 on the first failed check.
 set -u
-exit 0
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_error RC NEEDLE ARGS...: exit code RC, exactly one stderr line that
+# contains NEEDLE, nothing on stdout.
+expect_error() {
+  local rc="$1" needle="$2"; shift 2
+  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
+  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
+  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
+}
+
+json_get() {  # json_get FILE KEY: prints a top-level field
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# Errors: one line naming the file and the problem, exit 1.
+expect_error 1 "nonexistent.onnx: no such file" graph show nonexistent.onnx
+head -c 20000 models/resnet50.onnx > "$TMP/truncated.onnx"
+expect_error 1 "truncated.onnx" graph show "$TMP/truncated.onnx"
+head -c 4096 /dev/urandom > "$TMP/garbage.onnx"
+expect_error 1 "garbage.onnx" graph show "$TMP/garbage.onnx"
+expect_error 1 "cycle" graph show testdata/graphs/bad_cycle.json
+expect_error 1 "negative size" graph show testdata/graphs/bad_negative_size.json
+expect_error 1 "missing field 'fpgaLatency'" graph show testdata/graphs/bad_missing_field.json
+expect_error 1 "bad_truncated.json: malformed JSON" graph show testdata/graphs/bad_truncated.json
+expect_error 1 "--batch must be >= 1" graph show models/resnet50.onnx --batch 0
+expect_error 1 "unknown optimizer" graph show models/resnet50.onnx --optimizer lion
+expect_error 1 "unknown graph format" graph show models/resnet50.onnx --format tflite
+echo "not a model" > "$TMP/notes.txt"
+expect_error 1 "unrecognised model format" graph show "$TMP/notes.txt"
+
+# Usage errors exit 2.
+"$FRUGAL" graph >/dev/null 2>&1; [ $? -eq 2 ] || fail "bare 'graph' should exit 2"
+"$FRUGAL" graph show >/dev/null 2>&1; [ $? -eq 2 ] || fail "'graph show' without MODEL should exit 2"
+"$FRUGAL" graph show --help >/dev/null 2>&1 || fail "--help should exit 0"
+
+# JSON output has the documented fields.
+"$FRUGAL" graph show models/resnet50.onnx --batch 2 --train --json >"$TMP/r.json" ||
+  fail "graph show resnet50 --json"
+for k in ops params flops_forward flops_backward memory_bytes; do
+  json_get "$TMP/r.json" "$k" >/dev/null || fail "graph show --json lacks '$k'"
+done
+[ "$(json_get "$TMP/r.json" params)" = "25557032" ] || fail "resnet50 params"
+
+# Human output mentions the headline numbers.
+"$FRUGAL" graph show models/resnet50.onnx >"$TMP/r.txt" || fail "graph show text"
+grep -q "parameters *25557032" "$TMP/r.txt" || fail "text output lacks parameters"
+
+# convert then show gives the same numbers.
+"$FRUGAL" graph convert models/resnet50.onnx "$TMP/r50.json" --batch 2 --train 2>/dev/null ||
+  fail "graph convert"
+"$FRUGAL" graph show "$TMP/r50.json" --json >"$TMP/r2.json" || fail "show converted"
+for k in ops params flops_forward flops_backward; do
+  [ "$(json_get "$TMP/r.json" "$k")" = "$(json_get "$TMP/r2.json" "$k")" ] ||
+    fail "convert changed $k"
+done
+
+# Profiled graphs keep measured numbers.
+"$FRUGAL" graph show testdata/graphs/tiny_profiled.json --json >"$TMP/t.json" || fail "tiny"
+[ "$(json_get "$TMP/t.json" measured_time_ms)" = "4.0" ] || fail "tiny measured time"
+[ "$(json_get "$TMP/t.json" memory_bytes)" = "350" ] || fail "tiny memory"
+
+"$FRUGAL" graph formats | grep -q "dnn-partitioning" || fail "graph formats"
+echo "cli_graph_test: all checks passed"

@@ -39,6 +39,11 @@ Result<OpGraph> ImportGraphFromContents(const std::string& path,
       }
     }
     if (row == nullptr) {
+      // A broken JSON file is more helpfully reported as broken JSON.
+      if (FileExtension(path) == "json") {
+        Result<nlohmann::json> parsed = ParseJson(std::string(contents), path);
+        if (!parsed.ok()) return parsed.status();
+      }
       return InvalidArgument(path + ": unrecognised model format (expected " +
                              RowNames(Importers()) + ")");
     }

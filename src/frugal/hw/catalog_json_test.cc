@@ -70,7 +70,7 @@ class CatalogFileTest : public ::testing::Test {
     auto r = LoadCatalog(path);
     ASSERT_FALSE(r.ok()) << "accepted a catalog lacking: " << needle;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-    const std::string& m = r.status().message();
+    std::string m = r.status().message();
     EXPECT_NE(m.find(path), std::string::npos) << m;
     EXPECT_NE(m.find(needle), std::string::npos) << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;

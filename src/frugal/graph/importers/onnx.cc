@@ -208,6 +208,15 @@ class OnnxGraphBuilder {
       opsets_[IsDefaultDomain(opset.domain()) ? "" : opset.domain()] =
           static_cast<int>(opset.version());
     }
+    // Shape inference aborts on a custom domain without an opset import;
+    // such ops have no schema anyway and fall back like unknown ops.
+    for (const auto& node : graph_->node()) {
+      if (IsDefaultDomain(node.domain()) || opsets_.count(node.domain()) != 0) continue;
+      opsets_[node.domain()] = 1;
+      auto* opset = model->add_opset_import();
+      opset->set_domain(node.domain());
+      opset->set_version(1);
+    }
   }
 
   Result<OpGraph> Run(const ImportOptions& options) {
@@ -526,7 +535,11 @@ bool DetectOnnx(const std::string& path, std::string_view) {
 Result<OpGraph> ImportOnnx(const std::string& path, std::string_view contents,
                            const ImportOptions& options) {
   onnx::ModelProto model;
-  if (contents.empty() || contents.size() > static_cast<size_t>(INT_MAX) ||
+  if (contents.size() > static_cast<size_t>(INT_MAX)) {
+    return InvalidArgument(path + ": ONNX file over 2 GiB (the protobuf limit); "
+                           "store the weights as external data");
+  }
+  if (contents.empty() ||
       !model.ParseFromArray(contents.data(), static_cast<int>(contents.size()))) {
     return InvalidArgument(path + ": not a valid ONNX model (truncated or corrupt protobuf)");
   }

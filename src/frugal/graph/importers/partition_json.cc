@@ -45,11 +45,8 @@ Result<int64_t> Bytes(double v, const std::string& where, const char* key) {
 
 bool DetectPartitionJson(const std::string& path, std::string_view contents) {
   if (FileExtension(path) != "json") return false;
-  size_t head = std::min<size_t>(contents.size(), 4096);
-  std::string_view h = contents.substr(0, head);
-  bool nodes = h.find("\"nodes\"") != std::string_view::npos ||
-               contents.find("\"fpgaLatency\"") != std::string_view::npos;
-  return nodes && contents.find("\"fpgaLatency\"") != std::string_view::npos;
+  return contents.find("\"nodes\"") != std::string_view::npos &&
+         contents.find("\"edges\"") != std::string_view::npos;
 }
 
 Result<OpGraph> ImportPartitionJson(const std::string& path,
