@@ -10,12 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "frugal/base/file_io.h"
 #include "frugal/graph/graph_json.h"
@@ -306,8 +307,9 @@ class GraphBuilder {
         }
         continue;
       }
-      if (wired.insert(t.name).second)
+      if (wired.insert(t.name).second) {
         graph_.AddEdge(it->second, index, t.Bytes(), t.name);
+      }
     }
     for (const TensorInfo& t : outputs) {
       if (!producer_.emplace(t.name, index).second) {

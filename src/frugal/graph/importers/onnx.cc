@@ -4,7 +4,6 @@
 // from ImportOptions before inference; every other dim must be static or
 // inferable. Unknown op types are kept with bytes-only cost.
 #include <climits>
-#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -451,6 +450,7 @@ class OnnxGraphBuilder {
     }
     used_names->insert(op.name);
     op.kind = OpKindFromOnnx(node.op_type());
+    CopyAttributes(node, &op.attrs);
     if (!IsDefaultDomain(node.domain())) op.attrs.strings["domain"] = node.domain();
     const std::string where = path_ + ": op '" + op.name + "' (" + op.type + ")";
 
@@ -495,7 +495,6 @@ class OnnxGraphBuilder {
     if (node.op_type() == "MatMul" && second_is_param) op.kind = OpKind::kMatMul;
     if (node.op_type() == "Gather" && first_is_param) op.kind = OpKind::kEmbedding;
 
-    CopyAttributes(node, &op.attrs);
     if (op.kind == OpKind::kConv) FillConvDefaults(&op);
     return op;
   }

@@ -36,8 +36,8 @@ const Op* FindOp(const OpGraph& g, const std::string& name) {
 }
 
 TEST(OnnxImporter, DetectsByExtension) {
-  const auto* row = &Importers()[0];
-  ASSERT_EQ(std::string(row->name), "onnx");
+  const RegistryRow<Importer>* row = FindRow(Importers(), "onnx");
+  ASSERT_NE(row, nullptr);
   EXPECT_TRUE(row->factory.detect("a/b/model.onnx", ""));
   EXPECT_TRUE(row->factory.detect("MODEL.ONNX", ""));
   EXPECT_FALSE(row->factory.detect("model.json", "{}"));
