@@ -55,7 +55,7 @@ void PrintGpus(const Catalog& c) {
   for (const GpuSpec& g : c.gpus()) {
     rows.push_back({g.name, g.architecture, fmt::format("{}", g.mem_gib),
                     fmt::format("{}", g.mem_bw_gbps),
-                    fmt::format("{}", g.fp32_tflops),
+                    Num(g.fp32_tflops),
                     Num(g.fp16_tensor_tflops), Num(g.bf16_tensor_tflops),
                     Num(g.tf32_tensor_tflops), Num(g.sm_count), Num(g.l2_mib),
                     Num(g.boost_clock_mhz), Num(g.nvlink_gbps),

@@ -101,11 +101,25 @@ std::vector<TensorInfo> SavedForBackward(const Op& op) {
         saved.push_back(op.inputs[0]);
       }
       break;
+    case OpKind::kMul: case OpKind::kDiv: {
+      // Each input's gradient needs the other input: scaling by a constant
+      // saves nothing.
+      int acts = 0;
+      for (const auto& t : op.inputs) acts += IsActivation(t) ? 1 : 0;
+      if (acts >= 2) activations();
+      break;
+    }
+    case OpKind::kWhere:
+      // The gradient is routed by the condition alone.
+      for (const auto& t : op.inputs) {
+        if (IsActivation(t) && t.dtype == DType::kBool) saved.push_back(t);
+      }
+      break;
     case OpKind::kBatchMatMul:
     case OpKind::kGelu: case OpKind::kGeluTanh: case OpKind::kSilu:
-    case OpKind::kErf: case OpKind::kPow: case OpKind::kDiv: case OpKind::kMul:
+    case OpKind::kErf: case OpKind::kPow:
     case OpKind::kLeakyRelu: case OpKind::kHardSwish: case OpKind::kHardSigmoid:
-    case OpKind::kClip: case OpKind::kWhere: case OpKind::kGlobalMaxPool:
+    case OpKind::kClip: case OpKind::kGlobalMaxPool:
     case OpKind::kReduceMax: case OpKind::kCrossEntropy: case OpKind::kUnknown:
       activations();
       break;

@@ -86,6 +86,13 @@ Status ComputeForwardCost(Op& op) {
   }
   op.bytes_read = SumBytes(op.inputs);
   op.bytes_written = SumBytes(op.outputs);
+  if (cat == OpCategory::kLookup && !op.outputs.empty()) {
+    // A lookup reads the rows it gathers, not the whole table.
+    op.bytes_read = op.bytes_written;
+    for (const auto& t : op.inputs) {
+      if (t.dtype == DType::kInt64 || t.dtype == DType::kInt32) op.bytes_read += t.Bytes();
+    }
+  }
   double out_elems = op.outputs.empty() ? 0 : static_cast<double>(op.outputs[0].NumElements());
   double in_elems = op.inputs.empty() ? 0 : static_cast<double>(op.inputs[0].NumElements());
   switch (cat) {

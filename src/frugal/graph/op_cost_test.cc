@@ -91,6 +91,8 @@ TEST(OpCost, TiedParametersCountOnce) {
   EXPECT_EQ(TotalParameters(g), 800);
   EXPECT_EQ(g.ops[1].param_count, 0);
   EXPECT_DOUBLE_EQ(g.ops[1].flops, 2.0 * 4 * 100 * 8);
+  // The lookup reads the 4 gathered rows and the ids, not the whole table.
+  EXPECT_EQ(g.ops[0].bytes_read, 4 * 8 * 4 + 4 * 8);
 }
 
 TEST(OpCost, ConvWithoutWeightIsAnError) {

@@ -44,10 +44,10 @@ struct GpuSpec {
   // Required figures.
   double mem_gib = 0;      // device memory
   double mem_bw_gbps = 0;  // peak memory bandwidth, GB/s
-  double fp32_tflops = 0;  // peak FP32 on CUDA cores (no tensor cores)
 
   // Optional figures: absent when the GPU lacks the feature or no public
   // document states it. Tensor figures are dense (no 2:4 sparsity).
+  std::optional<double> fp32_tflops;  // peak FP32 on CUDA cores
   std::optional<double> fp16_tensor_tflops;
   std::optional<double> bf16_tensor_tflops;
   std::optional<double> tf32_tensor_tflops;

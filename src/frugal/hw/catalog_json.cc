@@ -202,7 +202,7 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.StringList("aliases", &g.aliases));
   FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_gib", &g.mem_gib));
   FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_bw_gbps", &g.mem_bw_gbps));
-  FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("fp32_tflops", &g.fp32_tflops));
+  FRUGAL_RETURN_IF_ERROR(r.Number("fp32_tflops", false, &g.fp32_tflops));
   FRUGAL_RETURN_IF_ERROR(
       r.Number("fp16_tensor_tflops", false, &g.fp16_tensor_tflops));
   FRUGAL_RETURN_IF_ERROR(
@@ -360,7 +360,7 @@ json GpuToJson(const GpuSpec& g) {
   j["aliases"] = g.aliases;
   j["mem_gib"] = g.mem_gib;
   j["mem_bw_gbps"] = g.mem_bw_gbps;
-  j["fp32_tflops"] = g.fp32_tflops;
+  j["fp32_tflops"] = OrNull(g.fp32_tflops);
   j["fp16_tensor_tflops"] = OrNull(g.fp16_tensor_tflops);
   j["bf16_tensor_tflops"] = OrNull(g.bf16_tensor_tflops);
   j["tf32_tensor_tflops"] = OrNull(g.tf32_tensor_tflops);

@@ -131,8 +131,8 @@ TEST(RealCatalog, EveryFigureHasADatedSource) {
 TEST(RealCatalog, FiguresAreInternallyConsistent) {
   for (const GpuSpec& g : RealCatalog().gpus()) {
     // Dense tensor peaks exceed the plain FP32 peak on every part we list.
-    if (g.fp16_tensor_tflops) {
-      EXPECT_GT(*g.fp16_tensor_tflops, g.fp32_tflops) << g.name;
+    if (g.fp16_tensor_tflops && g.fp32_tflops) {
+      EXPECT_GT(*g.fp16_tensor_tflops, *g.fp32_tflops) << g.name;
     }
     if (g.bf16_tensor_tflops && g.fp16_tensor_tflops) {
       EXPECT_DOUBLE_EQ(*g.bf16_tensor_tflops, *g.fp16_tensor_tflops) << g.name;

@@ -498,18 +498,18 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
                           ResolveDims(c, o, positions, "n_positions",
                                       std::min(positions, kDefaultSeqCap)));
   GraphBuilder b(c.path(), dims);
-  const int64_t B = dims.batch, S = dims.seq;
+  const int64_t batch = dims.batch, seq = dims.seq;
 
-  TensorInfo ids = b.Input("input_ids", {B, S}, DType::kInt64);
+  TensorInfo ids = b.Input("input_ids", {batch, seq}, DType::kInt64);
   TensorInfo wte = Param("wte.weight", {vocab, h});
   TensorInfo x = b.Embedding("wte", ids, wte);
   TensorInfo pos =
-      b.Embedding("wpe", Constant("position_ids", {1, S}, DType::kInt64),
+      b.Embedding("wpe", Constant("position_ids", {1, seq}, DType::kInt64),
                   Param("wpe.weight", {positions, h}));
   x = b.Binary("embed_add", OpKind::kAdd, "add", x, pos);
   x = b.Dropout("drop", x, embd_p);
   // GPT-2 masks with torch.where on its causal "bias" buffer.
-  TensorInfo causal = Constant("causal_mask", {1, 1, S, S}, DType::kBool);
+  TensorInfo causal = Constant("causal_mask", {1, 1, seq, seq}, DType::kBool);
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "h." + Num(l) + ".";
     TensorInfo a = b.LayerNorm(p + "ln_1", x);
@@ -520,12 +520,12 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
     split.ints["view"] = {1};
     std::vector<TensorInfo> parts =
         b.AddMulti(p + "attn.split", OpKind::kSplit, "split", {qkv},
-                   {Tensor(p + "attn.split.query", {B, S, h}, DType::kFloat32,
-                           TensorRole::kActivation),
-                    Tensor(p + "attn.split.key", {B, S, h}, DType::kFloat32,
-                           TensorRole::kActivation),
-                    Tensor(p + "attn.split.value", {B, S, h}, DType::kFloat32,
-                           TensorRole::kActivation)},
+                   {Tensor(p + "attn.split.query", {batch, seq, h},
+                           DType::kFloat32, TensorRole::kActivation),
+                    Tensor(p + "attn.split.key", {batch, seq, h},
+                           DType::kFloat32, TensorRole::kActivation),
+                    Tensor(p + "attn.split.value", {batch, seq, h},
+                           DType::kFloat32, TensorRole::kActivation)},
                    split);
     TensorInfo q = b.SplitHeads(p + "attn.query_heads", parts[0], heads);
     TensorInfo k = b.SplitHeads(p + "attn.key_heads", parts[1], heads);
@@ -588,19 +588,20 @@ Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
       Dims dims, ResolveDims(c, o, positions, "max_position_embeddings",
                              std::min(positions, kDefaultSeqCap)));
   GraphBuilder b(c.path(), dims);
-  const int64_t B = dims.batch, S = dims.seq;
+  const int64_t batch = dims.batch, seq = dims.seq;
 
   TensorInfo word = Param("embeddings.word_embeddings.weight", {vocab, h});
-  TensorInfo x = b.Embedding("embeddings.word_embeddings",
-                             b.Input("input_ids", {B, S}, DType::kInt64), word);
+  TensorInfo x =
+      b.Embedding("embeddings.word_embeddings",
+                  b.Input("input_ids", {batch, seq}, DType::kInt64), word);
   TensorInfo tt =
       b.Embedding("embeddings.token_type_embeddings",
-                  b.Input("token_type_ids", {B, S}, DType::kInt64),
+                  b.Input("token_type_ids", {batch, seq}, DType::kInt64),
                   Param("embeddings.token_type_embeddings.weight", {types, h}));
   x = b.Binary("embeddings.add_token_type", OpKind::kAdd, "add", x, tt);
   TensorInfo pe = b.Embedding(
       "embeddings.position_embeddings",
-      Constant("position_ids", {1, S}, DType::kInt64),
+      Constant("position_ids", {1, seq}, DType::kInt64),
       Param("embeddings.position_embeddings.weight", {positions, h}));
   x = b.Binary("embeddings.add_position", OpKind::kAdd, "add", x, pe);
   x = b.LayerNorm("embeddings.LayerNorm", x);
@@ -608,8 +609,8 @@ Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
   // The extended mask is added to the scores: causal when the config makes
   // BERT a decoder, else the all-ones padding mask that BertModel creates.
   TensorInfo mask =
-      Constant("extended_attention_mask",
-               is_decoder ? Shape{B, 1, S, S} : Shape{B, 1, 1, S});
+      Constant("extended_attention_mask", is_decoder ? Shape{batch, 1, seq, seq}
+                                                     : Shape{batch, 1, 1, seq});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "encoder.layer." + Num(l) + ".";
     const std::string sa = p + "attention.self";
@@ -678,19 +679,19 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
       Dims dims, ResolveDims(c, o, positions, "max_position_embeddings",
                              std::min(positions, kDefaultSeqCap)));
   GraphBuilder b(c.path(), dims);
-  const int64_t B = dims.batch, S = dims.seq;
+  const int64_t batch = dims.batch, seq = dims.seq;
 
   TensorInfo embed = Param("embed_tokens.weight", {vocab, proj});
   TensorInfo x = b.Embedding(
-      "embed_tokens", b.Input("input_ids", {B, S}, DType::kInt64), embed);
+      "embed_tokens", b.Input("input_ids", {batch, seq}, DType::kInt64), embed);
   // Positions come from cumsum(attention_mask); the table has 2 extra rows
   // because fairseq offsets position ids by the padding index.
   TensorInfo pos = b.Embedding(
-      "embed_positions", Constant("position_ids", {B, S}, DType::kInt64),
+      "embed_positions", Constant("position_ids", {batch, seq}, DType::kInt64),
       Param("embed_positions.weight", {positions + 2, h}));
   if (proj != h) x = b.Linear("project_in", x, h, false);
   x = b.Binary("embed_add", OpKind::kAdd, "add", x, pos);
-  TensorInfo causal = Constant("causal_mask", {B, 1, S, S});
+  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, seq});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "layers." + Num(l) + ".";
     const std::string sa = p + "self_attn";
@@ -787,16 +788,16 @@ Result<OpGraph> BuildLlama(const ConfigReader& c, const ImportOptions& o) {
       Dims dims, ResolveDims(c, o, positions, "max_position_embeddings",
                              std::min(positions, kDefaultSeqCap)));
   GraphBuilder b(c.path(), dims);
-  const int64_t B = dims.batch, S = dims.seq;
+  const int64_t batch = dims.batch, seq = dims.seq;
 
   TensorInfo embed = Param("embed_tokens.weight", {vocab, h});
   TensorInfo x = b.Embedding(
-      "embed_tokens", b.Input("input_ids", {B, S}, DType::kInt64), embed);
+      "embed_tokens", b.Input("input_ids", {batch, seq}, DType::kInt64), embed);
   // cos / sin depend only on positions (cached buffers in transformers 4.31,
   // the version these configs were written with).
-  TensorInfo cos = Constant("rotary_cos", {1, 1, S, d});
-  TensorInfo sin = Constant("rotary_sin", {1, 1, S, d});
-  TensorInfo causal = Constant("causal_mask", {B, 1, S, S});
+  TensorInfo cos = Constant("rotary_cos", {1, 1, seq, d});
+  TensorInfo sin = Constant("rotary_sin", {1, 1, seq, d});
+  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, seq});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "layers." + Num(l) + ".";
     const std::string sa = p + "self_attn";
@@ -858,14 +859,14 @@ class SwitchBuilder {
   TensorInfo Stack(const std::string& name, const TensorInfo& ids,
                    const TensorInfo& shared, const TensorInfo* memory) {
     const bool decoder = memory != nullptr;
-    const int64_t B = b_.batch(), S = b_.seq(), H = c_.heads;
+    const int64_t batch = b_.batch(), seq = b_.seq(), heads = c_.heads;
     const int64_t layers = decoder ? c_.dec_layers : c_.enc_layers;
     const int64_t step = decoder ? c_.dec_step : c_.enc_step;
     TensorInfo x = b_.Embedding(name + ".embed_tokens", ids, shared);
     x = b_.Dropout(name + ".embed_dropout", x, c_.dropout);
     TensorInfo mask =
         Constant(name + (decoder ? ".causal_mask" : ".extended_attention_mask"),
-                 decoder ? Shape{B, 1, S, S} : Shape{B, 1, 1, S});
+                 decoder ? Shape{batch, 1, seq, seq} : Shape{batch, 1, 1, seq});
     TensorInfo bias, cross_bias;
     for (int64_t i = 0; i < layers; ++i) {
       const std::string p = name + ".block." + Num(i) + ".layer.";
@@ -876,13 +877,13 @@ class SwitchBuilder {
       if (i == 0) {
         // The first block owns the relative position bias (plus the mask);
         // later blocks reuse it. The bucket ids depend only on S.
-        TensorInfo bucket =
-            Constant(name + ".relative_position_bucket", {S, S}, DType::kInt64);
+        TensorInfo bucket = Constant(name + ".relative_position_bucket",
+                                     {seq, seq}, DType::kInt64);
         TensorInfo vals = b_.Embedding(
             sa + ".relative_attention_bias", bucket,
-            Param(sa + ".relative_attention_bias.weight", {c_.buckets, H}));
+            Param(sa + ".relative_attention_bias.weight", {c_.buckets, heads}));
         vals = b_.Move(sa + ".bias_permute", OpKind::kTranspose, "permute",
-                       vals, {1, H, S, S}, true);
+                       vals, {1, heads, seq, seq}, true);
         bias =
             b_.Binary(sa + ".position_bias", OpKind::kAdd, "add", vals, mask);
       }
@@ -895,11 +896,12 @@ class SwitchBuilder {
         v = Heads(ca + ".v", *memory);
         if (i == 0) {
           // No relative bias in cross-attention: zeros plus the encoder mask.
-          cross_bias = b_.Binary(
-              ca + ".position_bias", OpKind::kAdd, "add",
-              Constant(name + ".cross_position_bias_zeros", {1, H, S, S}),
-              Constant(name + ".encoder_extended_attention_mask",
-                       {B, 1, 1, S}));
+          cross_bias =
+              b_.Binary(ca + ".position_bias", OpKind::kAdd, "add",
+                        Constant(name + ".cross_position_bias_zeros",
+                                 {1, heads, seq, seq}),
+                        Constant(name + ".encoder_extended_attention_mask",
+                                 {batch, 1, 1, seq}));
         }
         x = AttentionBlock(p + "1", ca, x, q, k, v, cross_bias);
       }
@@ -948,26 +950,27 @@ class SwitchBuilder {
   // ones) and the layer costs one dense FFN per token, while every expert's
   // weights count as parameters.
   TensorInfo SparseMlp(const std::string& name, const TensorInfo& x) {
-    const int64_t B = b_.batch(), S = b_.seq(), E = c_.experts, tokens = B * S;
+    const int64_t batch = b_.batch(), seq = b_.seq(), experts = c_.experts;
+    const int64_t tokens = batch * seq;
     const std::string r = name + ".router";
     TensorInfo h = x;
     if (c_.jitter > 0) {  // training only, like dropout
       h = b_.Binary(r + ".jitter", OpKind::kMul, "mul", h,
                     Constant(r + ".jitter_noise", x.shape));
     }
-    TensorInfo logits = b_.Linear(r + ".classifier", h, E, false);
+    TensorInfo logits = b_.Linear(r + ".classifier", h, experts, false);
     Attributes last;
     last.ints["axis"] = {-1};
     TensorInfo probs = b_.Add(r + ".softmax", OpKind::kSoftmax, "softmax",
                               {logits}, logits.shape, last);
     TensorInfo index = b_.Add(r + ".argmax", OpKind::kReduceMax, "argmax",
-                              {probs}, {B, S}, last, DType::kInt64);
-    TensorInfo top =
-        b_.Add(r + ".max", OpKind::kReduceMax, "max", {probs}, {B, S, 1}, last);
+                              {probs}, {batch, seq}, last, DType::kInt64);
+    TensorInfo top = b_.Add(r + ".max", OpKind::kReduceMax, "max", {probs},
+                            {batch, seq, 1}, last);
     std::vector<TensorInfo> outs;
-    for (int64_t e = 0; e < E; ++e) {
+    for (int64_t e = 0; e < experts; ++e) {
       const std::string en = name + ".experts.expert_" + Num(e);
-      const int64_t rows = tokens / E + (e < tokens % E ? 1 : 0);
+      const int64_t rows = tokens / experts + (e < tokens % experts ? 1 : 0);
       TensorInfo in = b_.Add(en + ".dispatch", OpKind::kGather, "index",
                              {x, index}, {rows, c_.d_model});
       outs.push_back(DenseActDense(en, in));
@@ -1028,15 +1031,16 @@ Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
   FRUGAL_ASSIGN_OR_RETURN(Dims dims,
                           ResolveDims(c, o, 0, "", kT5DefaultSeqLen));
   GraphBuilder b(c.path(), dims);
-  const int64_t B = dims.batch, S = dims.seq;
+  const int64_t batch = dims.batch, seq = dims.seq;
 
   SwitchBuilder sb(b, s);
   TensorInfo shared = Param("shared.weight", {s.vocab, s.d_model});
-  TensorInfo enc = sb.Stack(
-      "encoder", b.Input("input_ids", {B, S}, DType::kInt64), shared, nullptr);
-  TensorInfo x =
-      sb.Stack("decoder", b.Input("decoder_input_ids", {B, S}, DType::kInt64),
-               shared, &enc);
+  TensorInfo enc =
+      sb.Stack("encoder", b.Input("input_ids", {batch, seq}, DType::kInt64),
+               shared, nullptr);
+  TensorInfo x = sb.Stack(
+      "decoder", b.Input("decoder_input_ids", {batch, seq}, DType::kInt64),
+      shared, &enc);
   // With tied embeddings the decoder output is rescaled by d_model^-0.5
   // before the projection (Mesh TensorFlow convention).
   if (tied)

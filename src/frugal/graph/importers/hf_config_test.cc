@@ -18,9 +18,10 @@ const char* const kConfigs[] = {
     "gpt3_xl", "gpt3_27",    "gpt3_67",  "gpt3_13",    "opt",
     "opt_13",  "llama2_7b",  "switchxl4"};
 
+// models/hf holds the bundled copies of the shared folder's
+// models/hf-configs, so the tests run from a bare checkout.
 std::string ConfigPath(const std::string& name) {
-  return std::string(FRUGAL_SHARED_DATA) + "/models/hf-configs/" + name +
-         ".json";
+  return std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/" + name + ".json";
 }
 
 Result<OpGraph> Import(const std::string& name, int64_t batch = 0,

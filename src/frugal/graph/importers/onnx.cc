@@ -30,16 +30,26 @@ constexpr char kNotInferredNote[] = "output shape not inferred";
 
 DType FromOnnxType(int32_t elem_type) {
   switch (elem_type) {
-    case onnx::TensorProto::FLOAT: return DType::kFloat32;
-    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
-    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
-    case onnx::TensorProto::DOUBLE: return DType::kFloat64;
-    case onnx::TensorProto::INT64: return DType::kInt64;
-    case onnx::TensorProto::INT32: return DType::kInt32;
-    case onnx::TensorProto::INT8: return DType::kInt8;
-    case onnx::TensorProto::UINT8: return DType::kUInt8;
-    case onnx::TensorProto::BOOL: return DType::kBool;
-    default: return DType::kUnknown;
+    case onnx::TensorProto::FLOAT:
+      return DType::kFloat32;
+    case onnx::TensorProto::FLOAT16:
+      return DType::kFloat16;
+    case onnx::TensorProto::BFLOAT16:
+      return DType::kBFloat16;
+    case onnx::TensorProto::DOUBLE:
+      return DType::kFloat64;
+    case onnx::TensorProto::INT64:
+      return DType::kInt64;
+    case onnx::TensorProto::INT32:
+      return DType::kInt32;
+    case onnx::TensorProto::INT8:
+      return DType::kInt8;
+    case onnx::TensorProto::UINT8:
+      return DType::kUInt8;
+    case onnx::TensorProto::BOOL:
+      return DType::kBool;
+    default:
+      return DType::kUnknown;
   }
 }
 
@@ -63,7 +73,8 @@ std::string OneLine(std::string s) {
 }
 
 std::string DimText(const onnx::TensorShapeProto::Dimension& d) {
-  if (d.has_dim_param() && !d.dim_param().empty()) return "'" + d.dim_param() + "'";
+  if (d.has_dim_param() && !d.dim_param().empty())
+    return "'" + d.dim_param() + "'";
   if (d.has_dim_value()) return std::to_string(d.dim_value());
   return "unknown";
 }
@@ -99,7 +110,8 @@ Status CheckSize(const std::vector<int64_t>& shape, const std::string& where) {
   double elems = 1;
   for (int64_t d : shape) elems *= static_cast<double>(d);
   if (elems * 8 > kMaxSaneBytes) {
-    return InvalidArgument(where + " has an absurd shape " + ShapeString(shape));
+    return InvalidArgument(where + " has an absurd shape " +
+                           ShapeString(shape));
   }
   return Status::Ok();
 }
@@ -127,12 +139,14 @@ Result<int64_t> SetBatch(onnx::GraphProto* graph, const InitMap& inits,
   for (auto& input : *graph->mutable_input()) {
     if (inits.count(input.name()) != 0) continue;
     if (!input.type().has_tensor_type()) {
-      return InvalidArgument(path + ": input '" + input.name() +
-                             "' is not a tensor (sequences and maps are not supported)");
+      return InvalidArgument(
+          path + ": input '" + input.name() +
+          "' is not a tensor (sequences and maps are not supported)");
     }
     auto* tensor = input.mutable_type()->mutable_tensor_type();
     if (!tensor->has_shape()) {
-      return InvalidArgument(path + ": input '" + input.name() + "' has unknown rank");
+      return InvalidArgument(path + ": input '" + input.name() +
+                             "' has unknown rank");
     }
     if (tensor->shape().dim_size() == 0) continue;
     auto* dim0 = tensor->mutable_shape()->mutable_dim(0);
@@ -168,8 +182,10 @@ Result<int64_t> SetBatch(onnx::GraphProto* graph, const InitMap& inits,
       }
     }
   } else {
-    for (auto& vi : *graph->mutable_value_info()) ResolveSymbols(vi.mutable_type(), symbols);
-    for (auto& out : *graph->mutable_output()) ResolveSymbols(out.mutable_type(), symbols);
+    for (auto& vi : *graph->mutable_value_info())
+      ResolveSymbols(vi.mutable_type(), symbols);
+    for (auto& out : *graph->mutable_output())
+      ResolveSymbols(out.mutable_type(), symbols);
   }
   return batch;
 }
@@ -180,10 +196,11 @@ Status InferShapes(onnx::ModelProto* model, const std::string& path) {
                                       /*strict_mode_val=*/0,
                                       /*data_prop_val=*/true);
   try {
-    onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(),
-                                       options);
+    onnx::shape_inference::InferShapes(
+        *model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    return InvalidArgument(path + ": ONNX shape inference failed: " + OneLine(e.what()));
+    return InvalidArgument(
+        path + ": ONNX shape inference failed: " + OneLine(e.what()));
   } catch (...) {
     return InvalidArgument(path + ": ONNX shape inference failed");
   }
@@ -210,7 +227,8 @@ class OnnxGraphBuilder {
     // Shape inference aborts on a custom domain without an opset import;
     // such ops have no schema anyway and fall back like unknown ops.
     for (const auto& node : graph_->node()) {
-      if (IsDefaultDomain(node.domain()) || opsets_.count(node.domain()) != 0) continue;
+      if (IsDefaultDomain(node.domain()) || opsets_.count(node.domain()) != 0)
+        continue;
       opsets_[node.domain()] = 1;
       auto* opset = model->add_opset_import();
       opset->set_domain(node.domain());
@@ -222,7 +240,8 @@ class OnnxGraphBuilder {
     OpGraph g;
     g.name = std::filesystem::path(path_).stem().string();
     g.source_format = "onnx";
-    FRUGAL_ASSIGN_OR_RETURN(g.batch, SetBatch(graph_, inits_, options.batch, path_));
+    FRUGAL_ASSIGN_OR_RETURN(g.batch,
+                            SetBatch(graph_, inits_, options.batch, path_));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
     types_ = BuildTypeMap(*graph_);
     std::set<std::string> produced;
@@ -235,7 +254,8 @@ class OnnxGraphBuilder {
       for (const auto& out : node.output()) {
         if (out.empty()) continue;
         if (!produced.insert(out).second) {
-          return InvalidArgument(path_ + ": tensor '" + out + "' is produced twice");
+          return InvalidArgument(path_ + ": tensor '" + out +
+                                 "' is produced twice");
         }
         producer_[out] = i;
         if (node.op_type() == "Constant") constant_outputs_.insert(out);
@@ -260,7 +280,8 @@ class OnnxGraphBuilder {
     std::string domain = IsDefaultDomain(node.domain()) ? "" : node.domain();
     auto it = opsets_.find(domain);
     if (it == opsets_.end()) return true;
-    return onnx::OpSchemaRegistry::Schema(node.op_type(), it->second, domain) == nullptr;
+    return onnx::OpSchemaRegistry::Schema(node.op_type(), it->second, domain) ==
+           nullptr;
   }
 
   // The static type of tensor `name`, or nullptr.
@@ -329,8 +350,10 @@ class OnnxGraphBuilder {
     for (int i = 0; i < partial.shape().dim_size(); ++i) {
       const auto& d = partial.shape().dim(i);
       if (d.has_dim_value() && d.dim_value() >= 0) {
-        type->mutable_tensor_type()->mutable_shape()->mutable_dim(i)->set_dim_value(
-            d.dim_value());
+        type->mutable_tensor_type()
+            ->mutable_shape()
+            ->mutable_dim(i)
+            ->set_dim_value(d.dim_value());
       }
     }
     return true;
@@ -366,25 +389,30 @@ class OnnxGraphBuilder {
     *vi->mutable_type() = std::move(type);
   }
 
-  Result<TensorInfo> MakeTensor(const std::string& name, const std::string& where,
-                                TensorRole role) {
+  Result<TensorInfo> MakeTensor(const std::string& name,
+                                const std::string& where, TensorRole role) {
     const onnx::TypeProto* type = StaticType(name);
     if (type == nullptr) {
       auto it = types_.find(name);
-      const onnx::TypeProto* partial = it == types_.end() ? nullptr : it->second;
-      if (partial == nullptr && inits_.count(name) == 0) {
-        return InvalidArgument(where + ": tensor '" + name +
-                               "' is neither produced by a node nor a graph input");
+      const onnx::TypeProto* partial =
+          it == types_.end() ? nullptr : it->second;
+      if (partial == nullptr && inits_.count(name) == 0 &&
+          producer_.count(name) == 0) {
+        return InvalidArgument(
+            where + ": tensor '" + name +
+            "' is neither produced by a node nor a graph input");
       }
-      return InvalidArgument(where + ": tensor '" + name + "' " + WhyNotStatic(partial) +
-                             " after shape inference");
+      return InvalidArgument(where + ": tensor '" + name + "' " +
+                             WhyNotStatic(partial) + " after shape inference");
     }
     TensorInfo t;
     t.name = name;
     t.dtype = FromOnnxType(type->tensor_type().elem_type());
-    for (const auto& d : type->tensor_type().shape().dim()) t.shape.push_back(d.dim_value());
+    for (const auto& d : type->tensor_type().shape().dim())
+      t.shape.push_back(d.dim_value());
     t.role = role;
-    FRUGAL_RETURN_IF_ERROR(CheckSize(t.shape, where + ": tensor '" + name + "'"));
+    FRUGAL_RETURN_IF_ERROR(
+        CheckSize(t.shape, where + ": tensor '" + name + "'"));
     return t;
   }
 
@@ -394,7 +422,8 @@ class OnnxGraphBuilder {
     if (init != inits_.end()) {
       if (!IsFloatType(init->second->data_type())) return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
-      if (node.op_type() == "BatchNormalization" && (index == 3 || index == 4)) {
+      if (node.op_type() == "BatchNormalization" &&
+          (index == 3 || index == 4)) {
         return TensorRole::kBuffer;
       }
       return TensorRole::kParameter;
@@ -410,7 +439,8 @@ class OnnxGraphBuilder {
           attrs->ints[a.name()] = {a.i()};
           break;
         case onnx::AttributeProto::INTS:
-          attrs->ints[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+          attrs->ints[a.name()] =
+              std::vector<int64_t>(a.ints().begin(), a.ints().end());
           break;
         case onnx::AttributeProto::FLOAT:
           attrs->floats[a.name()] = a.f();
@@ -430,13 +460,16 @@ class OnnxGraphBuilder {
     const auto& w = op->inputs[1].shape;
     const size_t spatial = w.size() - 2;
     auto& ints = op->attrs.ints;
-    if (ints.count("kernel_shape") == 0) ints["kernel_shape"].assign(w.begin() + 2, w.end());
+    if (ints.count("kernel_shape") == 0)
+      ints["kernel_shape"].assign(w.begin() + 2, w.end());
     if (ints.count("strides") == 0) ints["strides"].assign(spatial, 1);
     if (ints.count("dilations") == 0) ints["dilations"].assign(spatial, 1);
     if (ints.count("group") == 0) ints["group"] = {1};
     auto pad = op->attrs.strings.find("auto_pad");
-    bool explicit_pads = pad == op->attrs.strings.end() || pad->second == "NOTSET";
-    if (ints.count("pads") == 0 && explicit_pads) ints["pads"].assign(2 * spatial, 0);
+    bool explicit_pads =
+        pad == op->attrs.strings.end() || pad->second == "NOTSET";
+    if (ints.count("pads") == 0 && explicit_pads)
+      ints["pads"].assign(2 * spatial, 0);
   }
 
   Result<Op> MakeOp(int index, std::set<std::string>* used_names) {
@@ -451,23 +484,29 @@ class OnnxGraphBuilder {
     used_names->insert(op.name);
     op.kind = OpKindFromOnnx(node.op_type());
     CopyAttributes(node, &op.attrs);
-    if (!IsDefaultDomain(node.domain())) op.attrs.strings["domain"] = node.domain();
-    const std::string where = path_ + ": op '" + op.name + "' (" + op.type + ")";
+    if (!IsDefaultDomain(node.domain()))
+      op.attrs.strings["domain"] = node.domain();
+    const std::string where =
+        path_ + ": op '" + op.name + "' (" + op.type + ")";
 
     for (int i = 0; i < node.input_size(); ++i) {
       if (node.input(i).empty()) continue;  // omitted optional input
-      FRUGAL_ASSIGN_OR_RETURN(TensorInfo t, MakeTensor(node.input(i), where, InputRole(node, i)));
+      FRUGAL_ASSIGN_OR_RETURN(
+          TensorInfo t, MakeTensor(node.input(i), where, InputRole(node, i)));
       op.inputs.push_back(std::move(t));
     }
     const bool may_fall_back = MayFallBack(node, op.kind);
-    const bool bn_training = node.op_type() == "BatchNormalization";
+    const bool is_batch_norm = node.op_type() == "BatchNormalization";
     for (int i = 0; i < node.output_size(); ++i) {
       const std::string& out = node.output(i);
       if (out.empty()) continue;
       // Training-mode BatchNorm's extra outputs are the updated running stats.
-      TensorRole role = constant_outputs_.count(out) != 0 ? TensorRole::kConstant
-                        : bn_training && i > 0            ? TensorRole::kBuffer
-                                                          : TensorRole::kActivation;
+      TensorRole role = TensorRole::kActivation;
+      if (constant_outputs_.count(out) != 0) {
+        role = TensorRole::kConstant;
+      } else if (is_batch_norm && i > 0) {
+        role = TensorRole::kBuffer;
+      }
       Result<TensorInfo> t = MakeTensor(out, where, role);
       if (!t.ok() && may_fall_back) {
         // Nothing consistent could be injected (rank disagrees, or inputs
@@ -483,17 +522,21 @@ class OnnxGraphBuilder {
         fallback_outputs_.insert(out);
       }
       if (!t.ok()) return t.status();
-      if (fallback_outputs_.count(out) != 0) op.attrs.strings["note"] = kNotInferredNote;
+      if (fallback_outputs_.count(out) != 0)
+        op.attrs.strings["note"] = kNotInferredNote;
       op.outputs.push_back(std::move(*t));
     }
 
     // Data is a trainable table or weight: the op is a layer, not a data op.
-    const bool second_is_param = node.input_size() > 1 &&
-                                 InputRole(node, 1) == TensorRole::kParameter;
-    const bool first_is_param = node.input_size() > 0 && !node.input(0).empty() &&
+    const bool second_is_param =
+        node.input_size() > 1 && InputRole(node, 1) == TensorRole::kParameter;
+    const bool first_is_param = node.input_size() > 0 &&
+                                !node.input(0).empty() &&
                                 InputRole(node, 0) == TensorRole::kParameter;
-    if (node.op_type() == "MatMul" && second_is_param) op.kind = OpKind::kMatMul;
-    if (node.op_type() == "Gather" && first_is_param) op.kind = OpKind::kEmbedding;
+    if (node.op_type() == "MatMul" && second_is_param)
+      op.kind = OpKind::kMatMul;
+    if (node.op_type() == "Gather" && first_is_param)
+      op.kind = OpKind::kEmbedding;
 
     if (op.kind == OpKind::kConv) FillConvDefaults(&op);
     return op;
@@ -507,7 +550,8 @@ class OnnxGraphBuilder {
       seen.clear();
       for (const TensorInfo& t : g->ops[v].inputs) {
         auto it = producer_.find(t.name);
-        if (it == producer_.end() || !seen.emplace(it->second, t.name).second) continue;
+        if (it == producer_.end() || !seen.emplace(it->second, t.name).second)
+          continue;
         g->AddEdge(it->second, v, t.Bytes(), t.name);
       }
     }
@@ -535,12 +579,15 @@ Result<OpGraph> ImportOnnx(const std::string& path, std::string_view contents,
                            const ImportOptions& options) {
   onnx::ModelProto model;
   if (contents.size() > static_cast<size_t>(INT_MAX)) {
-    return InvalidArgument(path + ": ONNX file over 2 GiB (the protobuf limit); "
+    return InvalidArgument(path +
+                           ": ONNX file over 2 GiB (the protobuf limit); "
                            "store the weights as external data");
   }
   if (contents.empty() ||
-      !model.ParseFromArray(contents.data(), static_cast<int>(contents.size()))) {
-    return InvalidArgument(path + ": not a valid ONNX model (truncated or corrupt protobuf)");
+      !model.ParseFromArray(contents.data(),
+                            static_cast<int>(contents.size()))) {
+    return InvalidArgument(
+        path + ": not a valid ONNX model (truncated or corrupt protobuf)");
   }
   if (!model.has_graph() || model.graph().node_size() == 0) {
     return InvalidArgument(path + ": not a valid ONNX model (no graph nodes)");

@@ -1,7 +1,7 @@
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "frugal/base/file_io.h"
 #include "frugal/graph/importer.h"
@@ -56,7 +56,8 @@ TEST(OnnxImporter, ResNet50MatchesTorchvision) {
   EXPECT_EQ(g.ops[0].kind, OpKind::kConv);
   EXPECT_EQ(g.ops[0].inputs[0].shape, (std::vector<int64_t>{1, 3, 224, 224}));
   EXPECT_EQ(g.ops[0].outputs[0].shape, (std::vector<int64_t>{1, 64, 112, 112}));
-  EXPECT_EQ(g.ops[0].attrs.GetInts("kernel_shape"), (std::vector<int64_t>{7, 7}));
+  EXPECT_EQ(g.ops[0].attrs.GetInts("kernel_shape"),
+            (std::vector<int64_t>{7, 7}));
   EXPECT_EQ(g.ops[0].attrs.GetInts("strides"), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(g.ops.back().kind, OpKind::kMatMul);  // the fc Gemm
   EXPECT_EQ(g.ops.back().outputs[0].shape, (std::vector<int64_t>{1, 1000}));
@@ -92,7 +93,8 @@ TEST(OnnxImporter, EdgesCarryTheProducedTensor) {
   int adds_with_two_inputs = 0;
   auto in_edges = g.InEdges();
   for (int i = 0; i < g.num_ops(); ++i) {
-    if (g.ops[i].kind == OpKind::kAdd && in_edges[i].size() == 2) ++adds_with_two_inputs;
+    if (g.ops[i].kind == OpKind::kAdd && in_edges[i].size() == 2)
+      ++adds_with_two_inputs;
   }
   EXPECT_EQ(adds_with_two_inputs, 16);
 }
@@ -119,7 +121,8 @@ TEST(OnnxImporter, MobileNetV2Parameters) {
   // Depthwise convs: group attribute copied, weight [C, 1, 3, 3].
   bool depthwise = false;
   for (const Op& op : g.ops) {
-    if (op.kind == OpKind::kConv && op.attrs.GetInt("group", 1) > 1) depthwise = true;
+    if (op.kind == OpKind::kConv && op.attrs.GetInt("group", 1) > 1)
+      depthwise = true;
   }
   EXPECT_TRUE(depthwise);
 }
@@ -143,8 +146,10 @@ TEST(OnnxImporter, TruncatedFileIsAnErrorNamingThePath) {
 
 TEST(OnnxImporter, GarbageAndEmptyInputsAreErrors) {
   std::string garbage(1000, '\xff');
-  for (size_t i = 0; i < garbage.size(); i += 7) garbage[i] = static_cast<char>(i);
-  for (const std::string& contents : {garbage, std::string(), std::string("hello")}) {
+  for (size_t i = 0; i < garbage.size(); i += 7)
+    garbage[i] = static_cast<char>(i);
+  for (const std::string& contents :
+       {garbage, std::string(), std::string("hello")}) {
     Result<OpGraph> g = ImportGraphFromContents("junk.onnx", contents, {});
     ASSERT_FALSE(g.ok());
     EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
@@ -194,7 +199,8 @@ TEST(OnnxImporter, UnresolvableDynamicDimIsAnError) {
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(g.status().message().find("dynamic_seq.onnx"), std::string::npos);
-  EXPECT_NE(g.status().message().find("'seq'"), std::string::npos) << g.status().message();
+  EXPECT_NE(g.status().message().find("'seq'"), std::string::npos)
+      << g.status().message();
 }
 
 TEST(OnnxImporter, StaticBatchIsKeptUnlessOverridden) {
