@@ -3,22 +3,13 @@
 #include <cmath>
 #include <queue>
 
+#include "frugal/base/enum_names.h"
+
 namespace frugal {
 namespace {
 
 constexpr const char* kPhaseNames[] = {"forward", "backward", "optimizer"};
 constexpr const char* kGradNames[] = {"none", "data", "weight"};
-
-template <typename E, size_t N>
-bool ParseName(std::string_view name, const char* const (&names)[N], E* out) {
-  for (size_t i = 0; i < N; ++i) {
-    if (name == names[i]) {
-      *out = static_cast<E>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 std::string OpLabel(const OpGraph& g, int i) {
   return "op " + std::to_string(i) + " '" + g.ops[i].name + "'";
@@ -76,13 +67,13 @@ Status CheckOp(const OpGraph& g, int i) {
 
 }  // namespace
 
-const char* PhaseName(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
+const char* PhaseName(Phase p) { return EnumName(kPhaseNames, p); }
 bool ParsePhase(std::string_view name, Phase* out) {
-  return ParseName(name, kPhaseNames, out);
+  return ParseEnumName(name, kPhaseNames, out);
 }
-const char* GradRoleName(GradRole r) { return kGradNames[static_cast<int>(r)]; }
+const char* GradRoleName(GradRole r) { return EnumName(kGradNames, r); }
 bool ParseGradRole(std::string_view name, GradRole* out) {
-  return ParseName(name, kGradNames, out);
+  return ParseEnumName(name, kGradNames, out);
 }
 
 int64_t Attributes::GetInt(const std::string& name, int64_t def) const {

@@ -1,5 +1,7 @@
 #include "frugal/graph/tensor.h"
 
+#include "frugal/base/enum_names.h"
+
 namespace frugal {
 namespace {
 
@@ -46,18 +48,10 @@ bool ParseDType(std::string_view name, DType* out) {
   return false;
 }
 
-const char* TensorRoleName(TensorRole r) {
-  return kRoleNames[static_cast<int>(r)];
-}
+const char* TensorRoleName(TensorRole r) { return EnumName(kRoleNames, r); }
 
 bool ParseTensorRole(std::string_view name, TensorRole* out) {
-  for (int i = 0; i < 4; ++i) {
-    if (name == kRoleNames[i]) {
-      *out = static_cast<TensorRole>(i);
-      return true;
-    }
-  }
-  return false;
+  return ParseEnumName(name, kRoleNames, out);
 }
 
 int64_t TensorInfo::NumElements() const {

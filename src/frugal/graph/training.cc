@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "frugal/base/enum_names.h"
 #include "frugal/graph/backward.h"
 
 namespace frugal {
@@ -63,18 +64,10 @@ Op MakeOptimizerOp(const Op& fwd, int fwd_index, const TrainingOptions& options)
 
 }  // namespace
 
-const char* OptimizerName(Optimizer o) {
-  return kOptimizerNames[static_cast<int>(o)];
-}
+const char* OptimizerName(Optimizer o) { return EnumName(kOptimizerNames, o); }
 
 bool ParseOptimizer(std::string_view name, Optimizer* out) {
-  for (int i = 0; i < 3; ++i) {
-    if (name == kOptimizerNames[i]) {
-      *out = static_cast<Optimizer>(i);
-      return true;
-    }
-  }
-  return false;
+  return ParseEnumName(name, kOptimizerNames, out);
 }
 
 Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
