@@ -13,6 +13,8 @@ constexpr RegistryRow<VerbSetup> kVerbs[] = {
     {"graph", "Inspect and convert operator graphs (ONNX, HF config, JSON)",
      &SetupGraph},
     {"catalog", "List the GPU and cloud-instance catalog", &SetupCatalog},
+    {"place", "Place and schedule a model's ops across GPUs (Pesto)", &SetupPlace},
+    {"cache", "Simulate cache policies on pipeline I/O traces (SmartCache)", &SetupCache},
 };
 
 }  // namespace

@@ -13,6 +13,8 @@ using VerbSetup = void (*)(CLI::App& sub, int* exit_code);
 
 void SetupGraph(CLI::App& sub, int* exit_code);
 void SetupCatalog(CLI::App& sub, int* exit_code);
+void SetupPlace(CLI::App& sub, int* exit_code);
+void SetupCache(CLI::App& sub, int* exit_code);
 
 }  // namespace frugal::cli
 
