@@ -9,6 +9,10 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev
   libcli11-dev
+  libxgboost-dev
+  libeigen3-dev
+  coinor-libcbc-dev
+  libmetis-dev
   libfmt-dev
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
