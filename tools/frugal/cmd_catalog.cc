@@ -1,10 +1,10 @@
 // `frugal catalog list`: the GPU and cloud-instance catalog as tables or JSON.
+#include <fmt/format.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli_util.h"
 #include "frugal/hw/catalog.h"
@@ -54,8 +54,7 @@ void PrintGpus(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const GpuSpec& g : c.gpus()) {
     rows.push_back({g.name, g.architecture, fmt::format("{}", g.mem_gib),
-                    fmt::format("{}", g.mem_bw_gbps),
-                    Num(g.fp32_tflops),
+                    fmt::format("{}", g.mem_bw_gbps), Num(g.fp32_tflops),
                     Num(g.fp16_tensor_tflops), Num(g.bf16_tensor_tflops),
                     Num(g.tf32_tensor_tflops), Num(g.sm_count), Num(g.l2_mib),
                     Num(g.boost_clock_mhz), Num(g.nvlink_gbps),
@@ -73,13 +72,13 @@ void PrintInstances(const Catalog& c, std::optional<Provider> provider) {
     if (provider && i.provider != *provider) continue;
     std::string net = Num(i.network_gbit_per_s);
     if (i.network_burst && i.network_gbit_per_s) net = "<=" + net;
-    rows.push_back(
-        {i.name, ProviderName(i.provider), i.gpu,
-         fmt::format("{}", i.gpu_count), Num(i.vcpus), Num(i.ram_gib), net,
-         i.interconnect ? InterconnectName(*i.interconnect) : "-",
-         Num(i.price_usd_per_hour, "{:.4f}"),
-         i.price_region.empty() ? "-" : i.price_region,
-         i.price_date.empty() ? "-" : i.price_date});
+    rows.push_back({i.name, ProviderName(i.provider), i.gpu,
+                    fmt::format("{}", i.gpu_count), Num(i.vcpus),
+                    Num(i.ram_gib), net,
+                    i.interconnect ? InterconnectName(*i.interconnect) : "-",
+                    Num(i.price_usd_per_hour, "{:.4f}"),
+                    i.price_region.empty() ? "-" : i.price_region,
+                    i.price_date.empty() ? "-" : i.price_date});
   }
   PrintTable({"INSTANCE", "PROVIDER", "GPU", "GPUS", "VCPUS", "RAM_GIB",
               "NET_GBIT/S", "LINK", "USD/H", "REGION", "PRICE_DATE"},
@@ -121,13 +120,14 @@ int RunList(const ListFlags& f) {
 void SetupCatalog(CLI::App& sub, int* exit_code) {
   sub.require_subcommand(1);
   CLI::App* list = sub.add_subcommand(
-      "list", "List GPUs (specs) and cloud instances (prices), with sources "
-              "in --json");
+      "list",
+      "List GPUs (specs) and cloud instances (prices), with sources "
+      "in --json");
   auto flags = std::make_shared<ListFlags>();
   CLI::Option* gpus =
       list->add_flag("--gpus", flags->gpus_only, "Only the GPUs");
-  CLI::Option* instances =
-      list->add_flag("--instances", flags->instances_only, "Only the instances");
+  CLI::Option* instances = list->add_flag("--instances", flags->instances_only,
+                                          "Only the instances");
   gpus->excludes(instances);
   list->add_option("--provider", flags->provider,
                    "Only instances of this cloud")
@@ -135,8 +135,9 @@ void SetupCatalog(CLI::App& sub, int* exit_code) {
   list->add_option("--catalog", flags->catalog,
                    "Catalog directory or JSON file (default: $FRUGAL_CATALOG, "
                    "$FRUGAL_DATA_DIR/catalog, or the bundled data/catalog)");
-  list->add_flag("--json", flags->json,
-                 "Print JSON: the catalog schema, every figure with its source");
+  list->add_flag(
+      "--json", flags->json,
+      "Print JSON: the catalog schema, every figure with its source");
   list->callback([flags, exit_code] { *exit_code = RunList(*flags); });
 }
 

@@ -77,7 +77,7 @@ const char* InterconnectName(Interconnect i);
 std::optional<Interconnect> ParseInterconnect(std::string_view name);
 
 struct InstanceSpec {
-  std::string name;    // as the provider spells it: "p3.2xlarge"
+  std::string name;  // as the provider spells it: "p3.2xlarge"
   Provider provider = Provider::kAws;
   std::string family;  // "p3", "a2-highgpu", "NCv3"
   std::string gpu;     // canonical GpuSpec::name
@@ -117,9 +117,7 @@ class Catalog {
   static Result<Catalog> Build(CatalogData data);
 
   const std::vector<GpuSpec>& gpus() const { return data_.gpus; }
-  const std::vector<InstanceSpec>& instances() const {
-    return data_.instances;
-  }
+  const std::vector<InstanceSpec>& instances() const { return data_.instances; }
   const std::map<std::string, SourceRef>& references() const {
     return data_.references;
   }

@@ -1,13 +1,13 @@
 #include "frugal/hw/catalog_json.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <optional>
 #include <set>
 #include <span>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace frugal {
 namespace {
@@ -30,8 +30,6 @@ class FieldReader {
  public:
   FieldReader(const json& obj, std::string where)
       : obj_(obj), where_(std::move(where)) {}
-
-  const std::string& where() const { return where_; }
 
   Status Error(const std::string& what) const {
     return InvalidArgument(where_ + ": " + what);
@@ -216,7 +214,8 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.Int("pcie_gen", false, &g.pcie_gen));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
 
-  std::set<std::string> present = PresentFigures(GpuToJson(g), kGpuFigureFields);
+  std::set<std::string> present =
+      PresentFigures(GpuToJson(g), kGpuFigureFields);
   FRUGAL_RETURN_IF_ERROR(r.Sources(present, &g.sources));
   FRUGAL_RETURN_IF_ERROR(r.CheckNoUnknownFields());
   return g;
@@ -248,8 +247,9 @@ Result<InstanceSpec> ParseInstance(const json& e, const std::string& where) {
   inst.gpu_count = *gpu_count;
 
   auto p = ParseProvider(provider);
-  if (!p) return r.Error("provider must be aws, gcp or azure, got \"" +
-                         provider + "\"");
+  if (!p)
+    return r.Error("provider must be aws, gcp or azure, got \"" + provider +
+                   "\"");
   inst.provider = *p;
   if (!interconnect.empty()) {
     inst.interconnect = ParseInterconnect(interconnect);
@@ -356,7 +356,8 @@ json GpuToJson(const GpuSpec& g) {
   j["name"] = g.name;
   j["vendor"] = g.vendor;
   j["architecture"] = g.architecture;
-  j["form_factor"] = g.form_factor.empty() ? json(nullptr) : json(g.form_factor);
+  j["form_factor"] =
+      g.form_factor.empty() ? json(nullptr) : json(g.form_factor);
   j["aliases"] = g.aliases;
   j["mem_gib"] = g.mem_gib;
   j["mem_bw_gbps"] = g.mem_bw_gbps;
@@ -385,8 +386,8 @@ json InstanceToJson(const InstanceSpec& i) {
   j["ram_gib"] = OrNull(i.ram_gib);
   j["network_gbit_per_s"] = OrNull(i.network_gbit_per_s);
   j["network_burst"] = i.network_burst;
-  j["interconnect"] = i.interconnect ? json(InterconnectName(*i.interconnect))
-                                     : json(nullptr);
+  j["interconnect"] =
+      i.interconnect ? json(InterconnectName(*i.interconnect)) : json(nullptr);
   j["price_usd_per_hour"] = OrNull(i.price_usd_per_hour);
   j["price_region"] =
       i.price_region.empty() ? json(nullptr) : json(i.price_region);

@@ -7,9 +7,8 @@
 #ifndef FRUGAL_HW_CATALOG_JSON_H_
 #define FRUGAL_HW_CATALOG_JSON_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "frugal/base/status.h"
 #include "frugal/hw/catalog.h"
@@ -17,15 +16,25 @@
 namespace frugal {
 
 // The fields that state a fact, and so must carry a source.
-inline constexpr const char* kGpuFigureFields[] = {
-    "architecture",       "mem_gib",            "mem_bw_gbps",
-    "fp32_tflops",        "fp16_tensor_tflops", "bf16_tensor_tflops",
-    "tf32_tensor_tflops", "sm_count",           "l2_mib",
-    "boost_clock_mhz",    "nvlink_gbps",        "pcie_gen"};
-inline constexpr const char* kInstanceFigureFields[] = {
-    "gpu",          "gpu_count",         "vcpus",
-    "ram_gib",      "network_gbit_per_s", "interconnect",
-    "price_usd_per_hour"};
+inline constexpr const char* kGpuFigureFields[] = {"architecture",
+                                                   "mem_gib",
+                                                   "mem_bw_gbps",
+                                                   "fp32_tflops",
+                                                   "fp16_tensor_tflops",
+                                                   "bf16_tensor_tflops",
+                                                   "tf32_tensor_tflops",
+                                                   "sm_count",
+                                                   "l2_mib",
+                                                   "boost_clock_mhz",
+                                                   "nvlink_gbps",
+                                                   "pcie_gen"};
+inline constexpr const char* kInstanceFigureFields[] = {"gpu",
+                                                        "gpu_count",
+                                                        "vcpus",
+                                                        "ram_gib",
+                                                        "network_gbit_per_s",
+                                                        "interconnect",
+                                                        "price_usd_per_hour"};
 
 // Appends the references, GPUs and instances of `doc` to `data`. `path`
 // names the document in errors and becomes each entry's origin. A reference

@@ -2,10 +2,10 @@
 // files.
 #include "frugal/hw/catalog_json.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "frugal/base/file_io.h"
 #include "frugal/hw/catalog.h"
@@ -47,11 +47,11 @@ json TinyCatalog() {
 class CatalogFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("frugal_catalog_json_test_" +
-            std::string(::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name()));
+    dir_ =
+        fs::temp_directory_path() /
+        ("frugal_catalog_json_test_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -157,7 +157,8 @@ TEST_F(CatalogFileTest, MalformedJsonNamesTheFile) {
 TEST_F(CatalogFileTest, RejectsMissingRequiredField) {
   json doc = TinyCatalog();
   doc["gpus"][0].erase("mem_gib");
-  ExpectRejected(doc, "gpus[0] \"A100-SXM4-80GB\": missing required field mem_gib");
+  ExpectRejected(doc,
+                 "gpus[0] \"A100-SXM4-80GB\": missing required field mem_gib");
 }
 
 TEST_F(CatalogFileTest, RejectsNegativeZeroAndNonNumbers) {

@@ -2,10 +2,10 @@
 // models need, and every figure in it names a document it came from.
 #include "frugal/hw/catalog.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "frugal/hw/catalog_json.h"
 
@@ -22,13 +22,24 @@ const Catalog& RealCatalog() {
 }
 
 TEST(RealCatalog, HoldsEveryRequiredGpu) {
-  const char* const kRequired[] = {
-      "K80",           "M60",           "P4",
-      "P100-PCIE-16GB", "V100-PCIE-16GB", "V100-PCIE-32GB",
-      "V100-SXM2-16GB", "V100-SXM2-32GB", "T4",
-      "A10G",          "L4",            "A100-PCIE-40GB",
-      "A100-PCIE-80GB", "A100-SXM4-40GB", "A100-SXM4-80GB",
-      "H100-PCIE-80GB", "H100-SXM5-80GB", "H200-SXM5-141GB"};
+  const char* const kRequired[] = {"K80",
+                                   "M60",
+                                   "P4",
+                                   "P100-PCIE-16GB",
+                                   "V100-PCIE-16GB",
+                                   "V100-PCIE-32GB",
+                                   "V100-SXM2-16GB",
+                                   "V100-SXM2-32GB",
+                                   "T4",
+                                   "A10G",
+                                   "L4",
+                                   "A100-PCIE-40GB",
+                                   "A100-PCIE-80GB",
+                                   "A100-SXM4-40GB",
+                                   "A100-SXM4-80GB",
+                                   "H100-PCIE-80GB",
+                                   "H100-SXM5-80GB",
+                                   "H200-SXM5-141GB"};
   for (const char* name : kRequired) {
     const GpuSpec* g = RealCatalog().FindGpu(name);
     ASSERT_NE(g, nullptr) << name;
@@ -82,9 +93,9 @@ TEST(RealCatalog, HoldsEveryRequiredInstance) {
       "p2.xlarge", "p2.8xlarge", "p2.16xlarge", "g3s.xlarge", "g4dn.xlarge",
       "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge", "g4dn.16xlarge",
       "g4dn.12xlarge", "g4dn.metal", "g5.xlarge", "g5.2xlarge", "g5.4xlarge",
-      "g5.8xlarge", "g5.16xlarge", "g5.12xlarge", "g5.24xlarge",
-      "g5.48xlarge", "p3.2xlarge", "p3.8xlarge", "p3.16xlarge",
-      "p3dn.24xlarge", "p4d.24xlarge", "p5.48xlarge",
+      "g5.8xlarge", "g5.16xlarge", "g5.12xlarge", "g5.24xlarge", "g5.48xlarge",
+      "p3.2xlarge", "p3.8xlarge", "p3.16xlarge", "p3dn.24xlarge",
+      "p4d.24xlarge", "p5.48xlarge",
       // GCP
       "a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g",
       "a2-megagpu-16g", "a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g",
