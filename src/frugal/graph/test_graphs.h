@@ -14,6 +14,19 @@ inline TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
   return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kParameter};
 }
 
+inline double TotalFlops(const OpGraph& g) {
+  double f = 0;
+  for (const Op& op : g.ops) f += op.flops;
+  return f;
+}
+
+inline const Op* FindOp(const OpGraph& g, const std::string& name) {
+  for (const Op& op : g.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
 // x[N,3,8,8] -> conv(4 filters 3x3, pad 1, bias) -> relu -> flatten
 //   -> linear(256 -> 10, bias) -> softmax.  Costs finalized.
 inline OpGraph TinyConvNet(int64_t n = 2) {

@@ -7,7 +7,7 @@
 namespace frugal {
 namespace {
 
-int FindOp(const OpGraph& g, const std::string& name) {
+int FindOpIndex(const OpGraph& g, const std::string& name) {
   for (int i = 0; i < g.num_ops(); ++i) {
     if (g.ops[i].name == name) return i;
   }
@@ -15,7 +15,7 @@ int FindOp(const OpGraph& g, const std::string& name) {
 }
 
 bool HasEdge(const OpGraph& g, const std::string& a, const std::string& b) {
-  int s = FindOp(g, a), d = FindOp(g, b);
+  int s = FindOpIndex(g, a), d = FindOpIndex(g, b);
   for (const Edge& e : g.edges) {
     if (e.src == s && e.dst == d) return true;
   }
@@ -29,26 +29,26 @@ TEST(TrainingGraph, BackwardOpsFollowAutograd) {
   const OpGraph& g = *r;
   ASSERT_TRUE(g.Validate().ok()) << g.Validate().ToString();
   // The input image needs no gradient: conv gets only a weight gradient.
-  EXPECT_EQ(FindOp(g, "conv.grad_data"), -1);
-  ASSERT_GE(FindOp(g, "conv.grad_weight"), 0);
-  ASSERT_GE(FindOp(g, "fc.grad_data"), 0);
-  ASSERT_GE(FindOp(g, "fc.grad_weight"), 0);
-  ASSERT_GE(FindOp(g, "relu.grad"), 0);
+  EXPECT_EQ(FindOpIndex(g, "conv.grad_data"), -1);
+  ASSERT_GE(FindOpIndex(g, "conv.grad_weight"), 0);
+  ASSERT_GE(FindOpIndex(g, "fc.grad_data"), 0);
+  ASSERT_GE(FindOpIndex(g, "fc.grad_weight"), 0);
+  ASSERT_GE(FindOpIndex(g, "relu.grad"), 0);
   EXPECT_EQ(g.num_ops(), 5 + 6 + 2);
-  EXPECT_EQ(g.ops[FindOp(g, "fc.grad_weight")].grad, GradRole::kWeight);
-  EXPECT_EQ(g.ops[FindOp(g, "fc.update")].phase, Phase::kOptimizer);
-  EXPECT_EQ(g.ops[FindOp(g, "fc.update")].kind, OpKind::kAdam);
+  EXPECT_EQ(g.ops[FindOpIndex(g, "fc.grad_weight")].grad, GradRole::kWeight);
+  EXPECT_EQ(g.ops[FindOpIndex(g, "fc.update")].phase, Phase::kOptimizer);
+  EXPECT_EQ(g.ops[FindOpIndex(g, "fc.update")].kind, OpKind::kAdam);
 }
 
 TEST(TrainingGraph, GradientsOfProductsCostTheForwardProduct) {
   OpGraph f = testing::TinyConvNet(2);
   OpGraph g = *BuildTrainingGraph(f);
   const double fc_product = 2.0 * 2 * 10 * 256;
-  EXPECT_DOUBLE_EQ(g.ops[FindOp(g, "fc.grad_data")].flops, fc_product);
-  EXPECT_DOUBLE_EQ(g.ops[FindOp(g, "fc.grad_weight")].flops, f.ops[3].flops);
-  EXPECT_DOUBLE_EQ(g.ops[FindOp(g, "conv.grad_weight")].flops, f.ops[0].flops);
+  EXPECT_DOUBLE_EQ(g.ops[FindOpIndex(g, "fc.grad_data")].flops, fc_product);
+  EXPECT_DOUBLE_EQ(g.ops[FindOpIndex(g, "fc.grad_weight")].flops, f.ops[3].flops);
+  EXPECT_DOUBLE_EQ(g.ops[FindOpIndex(g, "conv.grad_weight")].flops, f.ops[0].flops);
   // Relu backward: one masked select per element.
-  EXPECT_DOUBLE_EQ(g.ops[FindOp(g, "relu.grad")].flops, 2 * 4 * 64);
+  EXPECT_DOUBLE_EQ(g.ops[FindOpIndex(g, "relu.grad")].flops, 2 * 4 * 64);
 }
 
 TEST(TrainingGraph, EdgesCarryGradientsBackwards) {

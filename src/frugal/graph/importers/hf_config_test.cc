@@ -9,6 +9,7 @@
 #include "frugal/graph/importer.h"
 #include "frugal/graph/importers/importers.h"
 #include "frugal/graph/op_cost.h"
+#include "frugal/graph/test_graphs.h"
 
 namespace frugal {
 namespace {
@@ -41,18 +42,8 @@ Result<OpGraph> ImportText(const std::string& file, const std::string& text,
   return ImportGraph(path, o, "hf");
 }
 
-double TotalFlops(const OpGraph& g) {
-  double f = 0;
-  for (const Op& op : g.ops) f += op.flops;
-  return f;
-}
-
-const Op* FindOp(const OpGraph& g, const std::string& name) {
-  for (const Op& op : g.ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
+using testing::FindOp;
+using testing::TotalFlops;
 
 TEST(HfConfigImporter, Gpt2LargeHasTiedHeadAndExactParameterCount) {
   Result<OpGraph> g = Import("gpt2_large");

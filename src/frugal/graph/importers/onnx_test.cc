@@ -6,6 +6,7 @@
 #include "frugal/base/file_io.h"
 #include "frugal/graph/importer.h"
 #include "frugal/graph/op_cost.h"
+#include "frugal/graph/test_graphs.h"
 
 namespace frugal {
 namespace {
@@ -22,18 +23,8 @@ OpGraph Load(const std::string& rel, int64_t batch = 0) {
   return g.ok() ? *g : OpGraph();
 }
 
-double TotalFlops(const OpGraph& g) {
-  double f = 0;
-  for (const Op& op : g.ops) f += op.flops;
-  return f;
-}
-
-const Op* FindOp(const OpGraph& g, const std::string& name) {
-  for (const Op& op : g.ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
+using testing::FindOp;
+using testing::TotalFlops;
 
 TEST(OnnxImporter, DetectsByExtension) {
   const RegistryRow<Importer>* row = FindRow(Importers(), "onnx");
