@@ -13,6 +13,10 @@ using VerbSetup = void (*)(CLI::App& sub, int* exit_code);
 
 void SetupGraph(CLI::App& sub, int* exit_code);
 void SetupCatalog(CLI::App& sub, int* exit_code);
+void SetupPerf(CLI::App& sub, int* exit_code);
+void SetupProfile(CLI::App& sub, int* exit_code);
+void SetupPredict(CLI::App& sub, int* exit_code);
+void SetupAdvise(CLI::App& sub, int* exit_code);
 void SetupPlace(CLI::App& sub, int* exit_code);
 void SetupCache(CLI::App& sub, int* exit_code);
 

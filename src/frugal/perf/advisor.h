@@ -1,0 +1,70 @@
+// The GPU / cloud-instance advisor (Ceer): prices a training job on every
+// catalog instance type and instance count, finds the Pareto frontier of
+// (hours, cost), and recommends the cheapest configuration meeting a
+// deadline, or the fastest within a budget. It also prices the two naive
+// rules users follow — the cheapest instance, and the newest GPU — so the
+// saving is visible. Each GPU type's per-op times are predicted once.
+// Stateless; thread-safe given a thread-safe model.
+#ifndef FRUGAL_PERF_ADVISOR_H_
+#define FRUGAL_PERF_ADVISOR_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/base/status.h"
+#include "frugal/graph/op_graph.h"
+#include "frugal/hw/catalog.h"
+#include "frugal/perf/op_time_model.h"
+
+namespace frugal {
+
+struct JobSpec {
+  double samples = 0;        // per epoch. REQUIRES: > 0
+  double epochs = 1;         // REQUIRES: > 0
+  int64_t batch_per_gpu = 1;  // REQUIRES: >= 1
+};
+
+struct AdviseOptions {
+  std::vector<Provider> providers;  // empty: all
+  int max_instances = 4;            // instances of one type, 1..max
+  std::optional<double> deadline_hours;
+  std::optional<double> budget_usd;
+};
+
+struct ConfigResult {
+  std::string instance;
+  Provider provider = Provider::kAws;
+  std::string gpu;
+  int instances = 1;
+  int gpus = 1;
+  double iteration_ms = 0;
+  double hours = 0;
+  std::optional<double> cost_usd;  // absent when the catalog has no price
+  bool fits = false;
+  bool pareto = false;
+  std::string links;
+};
+
+struct Advice {
+  std::vector<ConfigResult> configs;  // sorted by cost, then hours
+  int recommended = -1;               // index into configs; -1: none
+  std::string reason;                 // why (or why nothing meets the goal)
+  int cheapest_instance_rule = -1;    // naive rule: cheapest instance type
+  int newest_gpu_rule = -1;           // naive rule: newest GPU
+  std::vector<std::string> notes;     // GPUs that could not be priced, ...
+};
+
+// `step` is the training graph at batch_per_gpu, `step_memory_bytes` its
+// memory per GPU. InvalidArgument for a bad job; FailedPrecondition when the
+// model fits on no catalog GPU.
+Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
+                      int64_t step_memory_bytes, const Catalog& catalog, const JobSpec& job,
+                      const AdviseOptions& options);
+
+// Rank of a GPU architecture by release (kepler 0 ... hopper 7); -1 unknown.
+int ArchitectureRank(const std::string& architecture);
+
+}  // namespace frugal
+
+#endif  // FRUGAL_PERF_ADVISOR_H_

@@ -1,0 +1,189 @@
+#include "frugal/perf/eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace frugal {
+namespace {
+
+struct Errors {
+  std::vector<double> ape;
+  std::string error;
+  int64_t failed = 0;
+};
+
+EvalRow Summarise(std::string_view model, const char* split, std::string op,
+                  std::string gpu, Errors e) {
+  EvalRow r;
+  r.model = std::string(model);
+  r.split = split;
+  r.op = std::move(op);
+  r.gpu = std::move(gpu);
+  r.n = static_cast<int64_t>(e.ape.size()) + e.failed;
+  if (!e.error.empty() || e.ape.empty()) {
+    r.error = e.error.empty() ? "no test rows" : e.error;
+    return r;
+  }
+  std::vector<double>& v = e.ape;
+  double sum = 0;
+  for (double x : v) sum += x;
+  r.mean_ape_pct = sum / static_cast<double>(v.size());
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double hi = v[mid];
+  if (v.size() % 2 == 0) {
+    double lo = *std::max_element(v.begin(), v.begin() + mid);
+    r.median_ape_pct = 0.5 * (lo + hi);
+  } else {
+    r.median_ape_pct = hi;
+  }
+  return r;
+}
+
+// Groups of row indices by (op, GPU).
+using GroupKey = std::pair<int, std::string>;
+
+// Trains `model` on train and scores it on test; appends the errors to
+// `errors` by (op, GPU).
+Status Score(std::string_view model, const std::vector<TrainRow>& train,
+             const std::vector<const TrainRow*>& test, const TrainOptions& topts,
+             std::map<GroupKey, Errors>* errors) {
+  std::set<int> ops;
+  for (const auto* r : test) ops.insert(static_cast<int>(r->shape.op));
+  std::vector<TrainRow> fit_rows;
+  for (const auto& r : train) {
+    if (ops.count(static_cast<int>(r.shape.op))) fit_rows.push_back(r);
+  }
+  Result<std::unique_ptr<OpTimeModel>> m = TrainOpTimeModel(model, fit_rows, topts);
+  if (!m.ok()) return m.status();
+  std::map<GroupKey, std::vector<const TrainRow*>> groups;
+  for (const auto* r : test) groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
+  for (const auto& [key, members] : groups) {
+    std::vector<OpShape> shapes;
+    for (const auto* r : members) shapes.push_back(r->shape);
+    Errors& e = (*errors)[key];
+    Result<std::vector<double>> pred = (*m)->PredictMs(shapes, *members[0]->gpu);
+    if (!pred.ok()) {
+      if (pred.status().code() == StatusCode::kInternal) return pred.status();
+      e.error = pred.status().message();
+      e.failed += static_cast<int64_t>(members.size());
+      continue;
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      double y = members[i]->latency_ms;
+      e.ape.push_back(100.0 * std::abs((*pred)[i] - y) / y);
+    }
+  }
+  return Status::Ok();
+}
+
+void Emit(std::string_view model, const char* split, std::map<GroupKey, Errors> errors,
+          std::vector<EvalRow>* out) {
+  std::map<int, Errors> by_op;
+  Errors overall;
+  for (auto& [key, e] : errors) {
+    Errors& agg = by_op[key.first];
+    agg.ape.insert(agg.ape.end(), e.ape.begin(), e.ape.end());
+    agg.failed += e.failed;
+    if (!e.error.empty() && agg.error.empty()) agg.error = e.error;
+    overall.ape.insert(overall.ape.end(), e.ape.begin(), e.ape.end());
+    overall.failed += e.failed;
+  }
+  for (auto& [op, agg] : by_op) {
+    const char* name = PerfOpName(static_cast<PerfOp>(op));
+    for (auto& [key, e] : errors) {
+      if (key.first == op) out->push_back(Summarise(model, split, name, key.second, e));
+    }
+    // A pooled figure only when every GPU could be priced.
+    if (agg.failed > 0 && agg.ape.empty()) {
+      out->push_back(Summarise(model, split, name, "all", agg));
+    } else {
+      if (agg.failed > 0) agg.error.clear();
+      EvalRow r = Summarise(model, split, name, "all", agg);
+      out->push_back(r);
+    }
+  }
+  if (!overall.ape.empty()) out->push_back(Summarise(model, split, "all", "all", overall));
+}
+
+}  // namespace
+
+Result<std::vector<EvalRow>> EvaluateOpTimeModel(std::string_view model,
+                                                 const std::vector<TrainRow>& rows,
+                                                 const EvalOptions& options) {
+  FRUGAL_RETURN_IF_ERROR(NewOpTimeModel(model).status());
+  if (rows.empty()) return InvalidArgument("perf eval: no rows");
+  if (!(options.test_fraction > 0 && options.test_fraction < 1)) {
+    return InvalidArgument("perf eval: test fraction must be in (0, 1)");
+  }
+  std::vector<EvalRow> out;
+  std::map<GroupKey, std::vector<size_t>> groups;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(i);
+  }
+  if (options.random_split) {
+    std::vector<bool> is_test(rows.size(), false);
+    uint64_t salt = 0;
+    for (const auto& [key, idx] : groups) {
+      ++salt;
+      std::vector<size_t> order = ShuffledIndices(idx.size(), options.seed * 7919 + salt);
+      auto ntest = static_cast<size_t>(std::llround(options.test_fraction * idx.size()));
+      for (size_t j = 0; j < ntest; ++j) is_test[idx[order[j]]] = true;
+    }
+    std::vector<TrainRow> train;
+    std::vector<const TrainRow*> test;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (is_test[i]) {
+        test.push_back(&rows[i]);
+      } else {
+        train.push_back(rows[i]);
+      }
+    }
+    std::map<GroupKey, Errors> errors;
+    FRUGAL_RETURN_IF_ERROR(Score(model, train, test, options.train, &errors));
+    Emit(model, "random", std::move(errors), &out);
+  }
+  if (options.leave_one_gpu_out) {
+    std::set<std::string> gpus;
+    for (const auto& r : rows) gpus.insert(r.gpu->name);
+    std::map<GroupKey, Errors> errors;
+    for (const auto& g : gpus) {
+      std::vector<TrainRow> train;
+      std::vector<const TrainRow*> test;
+      for (const auto& r : rows) {
+        if (r.gpu->name == g) {
+          test.push_back(&r);
+        } else {
+          train.push_back(r);
+        }
+      }
+      Status st = Score(model, train, test, options.train, &errors);
+      if (!st.ok() && st.code() == StatusCode::kInternal) return st;
+      if (!st.ok()) {
+        for (const auto* r : test) {
+          Errors& e = errors[{static_cast<int>(r->shape.op), g}];
+          e.error = st.message();
+          ++e.failed;
+        }
+      }
+    }
+    Emit(model, "logo", std::move(errors), &out);
+  }
+  return out;
+}
+
+nlohmann::json EvalRowToJson(const EvalRow& r) {
+  nlohmann::json j = {{"model", r.model}, {"split", r.split}, {"op", r.op},
+                      {"gpu", r.gpu},     {"n", r.n}};
+  if (r.error.empty()) {
+    j["median_ape_pct"] = r.median_ape_pct;
+    j["mean_ape_pct"] = r.mean_ape_pct;
+  } else {
+    j["error"] = r.error;
+  }
+  return j;
+}
+
+}  // namespace frugal

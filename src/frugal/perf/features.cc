@@ -1,0 +1,438 @@
+#include "frugal/perf/features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace frugal {
+namespace {
+
+constexpr double kBytesPerElem = 4;  // the measurements are fp32
+
+double L2(double x) { return std::log2(std::max(x, 1e-30)); }
+double CeilDiv(double a, double b) { return std::ceil(a / b); }
+
+// The GEMM an op runs as (conv: implicit GEMM); rows/cols/depth.
+struct Gemm {
+  double m = 1, n = 1, k = 1, batch = 1;
+};
+
+Gemm GemmOf(const OpShape& s) {
+  Gemm g;
+  switch (s.op) {
+    case PerfOp::kConv: {
+      double out = static_cast<double>(s.ConvOutSize());
+      g.m = static_cast<double>(s.b) * out * out;
+      g.n = static_cast<double>(s.out_channels);
+      g.k = static_cast<double>(s.in_channels * s.kernel * s.kernel);
+      break;
+    }
+    case PerfOp::kLinear:
+      g.m = static_cast<double>(s.b * s.m);
+      g.n = static_cast<double>(s.n);
+      g.k = static_cast<double>(s.k);
+      break;
+    case PerfOp::kBmm:
+      g.batch = static_cast<double>(s.b);
+      g.m = static_cast<double>(s.m);
+      g.n = static_cast<double>(s.n);
+      g.k = static_cast<double>(s.k);
+      break;
+    default:
+      g.m = static_cast<double>(s.b);
+      g.n = static_cast<double>(s.h);
+      break;
+  }
+  return g;
+}
+
+double ElementwiseFlops(PerfOp op) {
+  switch (op) {
+    case PerfOp::kSoftmax: return 5;
+    case PerfOp::kLayerNorm: return 8;
+    case PerfOp::kGelu: return 10;
+    case PerfOp::kTanh: return 5;
+    case PerfOp::kPow: return 4;
+    default: return 1;
+  }
+}
+
+int64_t Elems(const TensorInfo& t) { return t.NumElements(); }
+
+const TensorInfo* FirstParam(const Op& op) {
+  for (const auto& t : op.inputs) {
+    if (t.role == TensorRole::kParameter) return &t;
+  }
+  return nullptr;
+}
+
+// Last dim and the product of the others; {1, 1} for a scalar.
+std::pair<int64_t, int64_t> RowsCols(const TensorInfo& t) {
+  if (t.shape.empty()) return {1, 1};
+  int64_t cols = t.shape.back();
+  int64_t rows = cols > 0 ? t.NumElements() / cols : 0;
+  return {rows, cols};
+}
+
+int64_t AttrAt(const Op& op, const char* name, size_t i, int64_t def) {
+  std::vector<int64_t> v = op.attrs.GetInts(name);
+  return i < v.size() ? v[i] : def;
+}
+
+int64_t GeoMean(int64_t a, int64_t b) {
+  return std::max<int64_t>(1, std::llround(std::sqrt(static_cast<double>(a) * b)));
+}
+
+OpQuery NoShape(std::string why) {
+  OpQuery q;
+  q.basis = std::move(why);
+  return q;
+}
+
+OpQuery WithShape(OpShape s, std::string basis, int64_t repeat = 1) {
+  if (!s.Validate().ok()) {
+    return NoShape("shape outside the measured op types (" + s.ToString() + ")");
+  }
+  OpQuery q;
+  q.shape = s;
+  q.repeat = repeat;
+  q.basis = std::move(basis);
+  return q;
+}
+
+std::optional<PerfOp> ElementwiseOp(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAdd: case OpKind::kSub: return PerfOp::kAdd;
+    case OpKind::kMul: return PerfOp::kMul;
+    case OpKind::kDiv: return PerfOp::kDiv;
+    case OpKind::kPow: return PerfOp::kPow;
+    case OpKind::kRelu: return PerfOp::kRelu;
+    case OpKind::kGelu: case OpKind::kGeluTanh: return PerfOp::kGelu;
+    case OpKind::kTanh: return PerfOp::kTanh;
+    default: return std::nullopt;
+  }
+}
+
+OpQuery ConvQuery(const Op& op) {
+  const bool backward = op.phase == Phase::kBackward;
+  if (op.attrs.GetInt("group", 1) != 1) return NoShape("grouped conv: no measurements");
+  if (AttrAt(op, "dilations", 0, 1) != 1) return NoShape("dilated conv: no measurements");
+  const int64_t stride = AttrAt(op, "strides", 0, 1);
+  const int64_t pad = AttrAt(op, "pads", 0, 0);
+  OpShape s;
+  s.op = PerfOp::kConv;
+  if (!backward) {
+    const TensorInfo* w = FirstParam(op);
+    if (op.inputs.empty() || op.inputs[0].shape.size() != 4 || !w ||
+        w->shape.size() != 4) {
+      return NoShape("conv that is not 2-D: no measurements");
+    }
+    const auto& x = op.inputs[0].shape;
+    s.b = x[0];
+    s.in_channels = x[1];
+    s.image = GeoMean(x[2], x[3]);
+    s.out_channels = w->shape[0];
+    s.kernel = GeoMean(w->shape[2], w->shape[3]);
+    s.stride = stride;
+    s.padding = pad;
+    return WithShape(s, "conv");
+  }
+  if (op.inputs.empty() || op.outputs.empty() || op.inputs[0].shape.size() != 4) {
+    return NoShape("conv gradient that is not 2-D: no measurements");
+  }
+  const auto& dy = op.inputs[0].shape;  // [N, O, Ho, Wo]
+  if (op.grad == GradRole::kWeight) {
+    // dW = X (*) dY: the forward product's FLOPs, reducing over the batch.
+    const auto& dw = op.outputs[0].shape;  // [O, C, kh, kw]
+    const TensorInfo* x = nullptr;
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+      if (op.inputs[i].shape.size() == 4) x = &op.inputs[i];
+    }
+    if (dw.size() != 4 || !x) return NoShape("conv weight gradient without shapes");
+    s.b = x->shape[0];
+    s.in_channels = x->shape[1];
+    s.image = GeoMean(x->shape[2], x->shape[3]);
+    s.out_channels = dw[0];
+    s.kernel = GeoMean(dw[2], dw[3]);
+    s.stride = stride;
+    s.padding = pad;
+    return WithShape(s, "conv weight gradient as its forward conv");
+  }
+  // dX = dY (*) W^T: a stride-1 "same" conv from O to C channels on the
+  // output grid has the same FLOPs.
+  const auto& dx = op.outputs[0].shape;  // [N, C, H, W]
+  const TensorInfo* w = FirstParam(op);
+  if (dx.size() != 4 || !w || w->shape.size() != 4) {
+    return NoShape("conv data gradient without shapes");
+  }
+  s.b = dy[0];
+  s.in_channels = dy[1];
+  s.out_channels = dx[1];
+  s.kernel = GeoMean(w->shape[2], w->shape[3]);
+  s.image = GeoMean(dy[2], dy[3]);
+  s.stride = 1;
+  s.padding = (s.kernel - 1) / 2;
+  return WithShape(s, "conv data gradient as a stride-1 conv O->C");
+}
+
+OpQuery MatMulQuery(const Op& op) {
+  if (op.inputs.empty() || op.outputs.empty()) return NoShape("matmul without shapes");
+  OpShape s;
+  s.op = PerfOp::kLinear;
+  if (op.phase != Phase::kBackward) {
+    auto [rows, n] = RowsCols(op.outputs[0]);
+    const auto& a = op.inputs[0].shape;
+    if (a.empty()) return NoShape("matmul of a scalar");
+    int64_t k = op.attrs.GetInt("transA", 0) && a.size() == 2 ? a[0] : a.back();
+    s.m = rows;
+    s.n = n;
+    s.k = k;
+    return WithShape(s, "linear");
+  }
+  auto [dy_rows, n] = RowsCols(op.inputs[0]);  // dY [.., N]
+  if (op.grad == GradRole::kWeight) {
+    // dW[K, N] = X^T[K, M] . dY[M, N]
+    if (op.inputs.size() < 2) return NoShape("matmul weight gradient without input");
+    auto [m, k] = RowsCols(op.inputs[1]);
+    s.m = k;
+    s.n = n;
+    s.k = m;
+    return WithShape(s, "linear weight gradient X^T.dY");
+  }
+  // dX[M, K] = dY[M, N] . W^T[N, K]
+  auto [m, k] = RowsCols(op.outputs[0]);
+  s.m = m;
+  s.n = k;
+  s.k = n;
+  (void)dy_rows;
+  return WithShape(s, "linear data gradient dY.W^T");
+}
+
+OpQuery BatchMatMulQuery(const Op& op) {
+  if (op.outputs.empty() || op.outputs[0].shape.size() < 2) {
+    return NoShape("batch matmul without a matrix output");
+  }
+  const auto& out = op.outputs[0].shape;
+  OpShape s;
+  s.op = PerfOp::kBmm;
+  s.m = out[out.size() - 2];
+  s.n = out.back();
+  s.b = (s.m > 0 && s.n > 0) ? Elems(op.outputs[0]) / (s.m * s.n) : 0;
+  if (op.phase != Phase::kBackward && !op.inputs.empty() && !op.inputs[0].shape.empty()) {
+    s.k = op.inputs[0].shape.back();
+    return WithShape(s, "bmm");
+  }
+  // Gradients of A.B are products of dC with B^T or A^T: recover the
+  // contracted dim from the FLOPs.
+  double per = 2.0 * static_cast<double>(s.b) * s.m * s.n;
+  s.k = per > 0 ? std::max<int64_t>(1, std::llround(op.flops / per)) : 0;
+  return WithShape(s, "bmm gradient as the transposed bmm");
+}
+
+}  // namespace
+
+Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
+  if (!gpu.fp32_tflops || *gpu.fp32_tflops <= 0) {
+    return InvalidArgument("GPU " + gpu.name + " has no fp32_tflops in the catalog");
+  }
+  if (gpu.mem_bw_gbps <= 0) {
+    return InvalidArgument("GPU " + gpu.name + " has no mem_bw_gbps in the catalog");
+  }
+  GpuFeatures f;
+  f.name = gpu.name;
+  f.peak_flops = *gpu.fp32_tflops * 1e12;
+  f.mem_bw_bps = gpu.mem_bw_gbps * 1e9;
+  f.clock_mhz = gpu.boost_clock_mhz ? *gpu.boost_clock_mhz : 1500;
+  // FP32 peak = 2 FLOPs x cores/SM x SMs x clock; 128 cores/SM since Maxwell
+  // (64 on P100, V100, T4, A100, whose catalog entries state SMs).
+  f.sm_count = gpu.sm_count ? *gpu.sm_count
+                            : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
+  f.l2_bytes = gpu.l2_mib ? *gpu.l2_mib * 1024 * 1024 : 0;
+  return f;
+}
+
+OpWork WorkOf(const OpShape& s) {
+  OpWork w;
+  const double b = static_cast<double>(s.b);
+  switch (s.op) {
+    case PerfOp::kConv: {
+      double out = static_cast<double>(s.ConvOutSize());
+      double taps = static_cast<double>(s.in_channels) * s.kernel * s.kernel;
+      w.input_elems = b * s.in_channels * s.image * s.image;
+      w.weight_elems = static_cast<double>(s.out_channels) * taps;
+      w.output_elems = b * s.out_channels * out * out;
+      w.flops = 2 * w.output_elems * taps;
+      break;
+    }
+    case PerfOp::kLinear:
+      w.input_elems = b * s.m * s.k;
+      w.weight_elems = static_cast<double>(s.k) * s.n;
+      w.output_elems = b * s.m * s.n;
+      w.flops = 2 * w.output_elems * s.k;
+      break;
+    case PerfOp::kBmm:
+      w.input_elems = b * s.m * s.k + b * s.k * s.n;
+      w.output_elems = b * s.m * s.n;
+      w.flops = 2 * w.output_elems * s.k;
+      break;
+    case PerfOp::kAdd: case PerfOp::kMul: case PerfOp::kDiv: case PerfOp::kPow:
+      w.input_elems = 2 * b * s.h;
+      w.output_elems = b * s.h;
+      w.flops = ElementwiseFlops(s.op) * w.output_elems;
+      break;
+    case PerfOp::kLayerNorm:
+      w.weight_elems = 2.0 * s.h;
+      [[fallthrough]];
+    default:
+      w.input_elems = b * s.h;
+      w.output_elems = b * s.h;
+      w.flops = ElementwiseFlops(s.op) * w.output_elems;
+      break;
+  }
+  w.bytes = kBytesPerElem * (w.input_elems + w.weight_elems + w.output_elems);
+  return w;
+}
+
+double RooflineCoreMs(double flops, double bytes, const GpuFeatures& gpu) {
+  return 1e3 * std::max(flops / gpu.peak_flops, bytes / gpu.mem_bw_bps);
+}
+
+double RooflineMs(const OpShape& shape, const GpuFeatures& gpu) {
+  OpWork w = WorkOf(shape);
+  return RooflineCoreMs(w.flops, w.bytes, gpu) + kLaunchOverheadMs;
+}
+
+const std::vector<std::string>& FeatureNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {
+        "log2_roofline_us", "log2_compute_us", "log2_memory_us",
+        "log2_flops", "log2_bytes", "log2_intensity", "log2_intensity_over_ridge",
+        "log2_bytes_over_l2", "log2_b", "log2_gemm_m", "log2_gemm_n",
+        "log2_gemm_k", "kernel", "stride", "padding", "log2_image",
+        "log2_out_size", "log2_cycles_per_sm"};
+    for (const char* t : {"128x128", "128x64", "64x64", "32x128"}) {
+      n.push_back(std::string("log2_waves_") + t);
+      n.push_back(std::string("wave_eff_") + t);
+      n.push_back(std::string("tile_eff_") + t);
+    }
+    n.insert(n.end(), {"align4_k", "align4_n", "log2_elems_per_sm",
+                       "log2_blocks512_per_sm", "rows_per_sm"});
+    return n;
+  }();
+  return names;
+}
+
+std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
+  const OpWork w = WorkOf(s);
+  const Gemm g = GemmOf(s);
+  const double compute_us = 1e6 * w.flops / gpu.peak_flops;
+  const double memory_us = 1e6 * w.bytes / gpu.mem_bw_bps;
+  const double sms = std::max(gpu.sm_count, 1.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> f = {
+      L2(std::max(compute_us, memory_us)), L2(compute_us), L2(memory_us),
+      L2(w.flops), L2(w.bytes), L2(w.flops / w.bytes),
+      L2((w.flops / w.bytes) / (gpu.peak_flops / gpu.mem_bw_bps)),
+      gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan,
+      L2(static_cast<double>(s.b)), L2(g.m), L2(g.n), L2(g.k),
+      static_cast<double>(s.kernel), static_cast<double>(s.stride),
+      static_cast<double>(s.padding), L2(static_cast<double>(s.image)),
+      L2(static_cast<double>(s.ConvOutSize())),
+      L2(w.flops / (sms * gpu.clock_mhz * 1e6))};
+  const std::pair<double, double> tiles[] = {{128, 128}, {128, 64}, {64, 64}, {32, 128}};
+  for (auto [tm, tn] : tiles) {
+    double t = g.batch * CeilDiv(g.m, tm) * CeilDiv(g.n, tn);
+    f.push_back(L2(t / sms));
+    f.push_back(t / (CeilDiv(t, sms) * sms));
+    f.push_back(g.m * g.n / (CeilDiv(g.m, tm) * tm * CeilDiv(g.n, tn) * tn));
+  }
+  const double elems = w.output_elems;
+  auto k_like = static_cast<int64_t>(s.op == PerfOp::kConv ? s.in_channels : s.k);
+  auto n_like = static_cast<int64_t>(
+      s.op == PerfOp::kConv ? s.out_channels : (IsHeavyPerfOp(s.op) ? s.n : s.h));
+  f.push_back(k_like % 4 == 0 ? 1 : 0);
+  f.push_back(n_like % 4 == 0 ? 1 : 0);
+  f.push_back(L2(elems / sms));
+  f.push_back(L2(CeilDiv(elems, 512) / sms));
+  f.push_back(static_cast<double>(s.b) / sms);
+  return std::vector<float>(f.begin(), f.end());
+}
+
+OpQuery QueryForOp(const Op& op) {
+  OpQuery q;
+  switch (op.kind) {
+    case OpKind::kConv:
+      q = ConvQuery(op);
+      break;
+    case OpKind::kMatMul:
+      q = MatMulQuery(op);
+      break;
+    case OpKind::kBatchMatMul:
+      q = BatchMatMulQuery(op);
+      break;
+    case OpKind::kSoftmax:
+    case OpKind::kLayerNorm: {
+      if (op.phase == Phase::kBackward) {
+        q = NoShape(std::string(OpKindName(op.kind)) + " backward: no measurements");
+        break;
+      }
+      if (op.inputs.empty()) {
+        q = NoShape("normalisation without input");
+        break;
+      }
+      auto [rows, cols] = RowsCols(op.inputs[0]);
+      OpShape s;
+      s.op = op.kind == OpKind::kSoftmax ? PerfOp::kSoftmax : PerfOp::kLayerNorm;
+      s.b = rows;
+      s.h = cols;
+      q = WithShape(s, PerfOpName(s.op));
+      break;
+    }
+    default: {
+      std::optional<PerfOp> e = ElementwiseOp(op.kind);
+      if (!e || op.outputs.empty()) {
+        q = NoShape(std::string("no measurements for ") + OpKindName(op.kind));
+        break;
+      }
+      if (op.phase == Phase::kBackward) {
+        // Each gradient output is one pass reading two tensors (the incoming
+        // gradient and a saved one) and writing one: a `mul` of its size.
+        const TensorInfo* big = &op.outputs[0];
+        for (const auto& t : op.outputs) {
+          if (Elems(t) > Elems(*big)) big = &t;
+        }
+        auto [rows, cols] = RowsCols(*big);
+        OpShape s;
+        s.op = PerfOp::kMul;
+        s.b = rows;
+        s.h = cols;
+        q = WithShape(s, std::string(OpKindName(op.kind)) + " backward as mul",
+                      static_cast<int64_t>(op.outputs.size()));
+        break;
+      }
+      auto [rows, cols] = RowsCols(op.outputs[0]);
+      OpShape s;
+      s.op = *e;
+      s.b = rows;
+      s.h = cols;
+      q = WithShape(s, PerfOpName(s.op));
+      break;
+    }
+  }
+  if (q.shape && op.phase == Phase::kOptimizer) {
+    q = NoShape("optimizer update: no measurements");
+  }
+  if (q.shape) {
+    for (const auto& t : op.outputs) {
+      if (t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16) {
+        q.basis += " (priced from fp32 measurements)";
+        break;
+      }
+    }
+  }
+  return q;
+}
+
+}  // namespace frugal

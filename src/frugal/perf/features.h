@@ -1,0 +1,83 @@
+// What the op-time models see: the work of an op shape (FLOPs, bytes,
+// tensor sizes), the GPU figures from the hardware catalog, the analytic
+// roofline time, the feature vector of the learned model, and the mapping
+// from a graph Op (forward or backward) to the measured op shape that prices
+// it. Stateless functions; thread-safe.
+#ifndef FRUGAL_PERF_FEATURES_H_
+#define FRUGAL_PERF_FEATURES_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/base/status.h"
+#include "frugal/graph/op_graph.h"
+#include "frugal/hw/catalog.h"
+#include "frugal/perf/dataset.h"
+
+namespace frugal {
+
+// The catalog figures the models use, in base units.
+struct GpuFeatures {
+  std::string name;          // canonical catalog name
+  double peak_flops = 0;     // FP32 FLOP/s on CUDA cores
+  double mem_bw_bps = 0;     // bytes/s
+  double sm_count = 0;       // imputed from FLOP/s and clock when absent
+  double l2_bytes = 0;       // 0 when the catalog does not state it
+  double clock_mhz = 0;      // imputed (1500) when absent
+};
+
+// InvalidArgument naming the GPU when it has no fp32_tflops figure.
+Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu);
+
+// The work of one op, fp32 (4 bytes per element).
+struct OpWork {
+  double flops = 0;         // multiply-add = 2
+  double input_elems = 0;   // activation inputs
+  double weight_elems = 0;  // conv / linear weights
+  double output_elems = 0;
+  double bytes = 0;         // 4 * (inputs + weights + outputs)
+};
+OpWork WorkOf(const OpShape& shape);
+
+// Launch overhead added by the roofline model, ms.
+inline constexpr double kLaunchOverheadMs = 0.005;
+
+// max(FLOPs / peak, bytes / bandwidth) in ms, without launch overhead.
+double RooflineCoreMs(double flops, double bytes, const GpuFeatures& gpu);
+// RooflineCoreMs of the shape's work plus kLaunchOverheadMs.
+double RooflineMs(const OpShape& shape, const GpuFeatures& gpu);
+
+// The learned model's features of (shape, gpu); the same length and order
+// for every op type. GPU figures enter only relative to the op (times on
+// the roofline, waves of tiles over SMs, bytes over L2): absolute figures
+// let trees memorise the five measured GPUs and transfer worse to others. FeatureNames() names them; kFeatureVersion changes
+// whenever either changes, and saved models record it.
+inline constexpr int kFeatureVersion = 2;
+std::vector<float> LearnedFeatures(const OpShape& shape, const GpuFeatures& gpu);
+const std::vector<std::string>& FeatureNames();
+
+// How a graph op maps onto measured op shapes.
+struct OpQuery {
+  // The shape that prices the op, with `repeat` launches of it; absent when
+  // no measured op type covers the op (the caller falls back to roofline).
+  std::optional<OpShape> shape;
+  int64_t repeat = 1;
+  // One line: "conv backward-data as forward conv", "no data for Exp".
+  std::string basis;
+};
+
+// Maps a validated graph op. Forward conv (2-D, group 1), MatMul,
+// BatchMatMul, Softmax, LayerNorm, Add/Sub, Mul, Div, Pow, Relu, Gelu,
+// GeluTanh and Tanh map to their measured op. Backward conv / matmul /
+// batch-matmul gradients map to the forward conv or GEMM of equal FLOPs
+// (data gradient: the transposed product; weight gradient: the product
+// reducing over the batch); backward elementwise ops map to `mul` over
+// their gradient outputs (memory-bound: two reads and one write per
+// element). Everything else (backward softmax / layer norm, grouped or
+// non-2-D conv, other kinds) has no shape.
+OpQuery QueryForOp(const Op& op);
+
+}  // namespace frugal
+
+#endif  // FRUGAL_PERF_FEATURES_H_

@@ -1,0 +1,185 @@
+#include "frugal/perf/features.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "frugal/graph/op_cost.h"
+#include "frugal/graph/training.h"
+
+namespace frugal {
+namespace {
+
+GpuSpec FakeGpu() {
+  GpuSpec g;
+  g.name = "FAKE";
+  g.mem_bw_gbps = 100;   // 1e11 B/s
+  g.fp32_tflops = 10;    // 1e13 FLOP/s
+  g.sm_count = 40;
+  g.l2_mib = 4;
+  g.boost_clock_mhz = 1500;
+  return g;
+}
+
+TEST(OpWork, CountsFlopsAndElements) {
+  OpShape conv{.op = PerfOp::kConv, .b = 2, .in_channels = 3, .out_channels = 4,
+               .kernel = 3, .image = 8, .stride = 1, .padding = 1};
+  OpWork w = WorkOf(conv);
+  EXPECT_DOUBLE_EQ(w.flops, 2.0 * 2 * 4 * 8 * 8 * 3 * 3 * 3);
+  EXPECT_DOUBLE_EQ(w.weight_elems, 4 * 3 * 3 * 3);
+  EXPECT_DOUBLE_EQ(w.output_elems, 2 * 4 * 8 * 8);
+
+  OpShape bmm{.op = PerfOp::kBmm, .b = 3, .m = 4, .n = 5, .k = 6};
+  w = WorkOf(bmm);
+  EXPECT_DOUBLE_EQ(w.flops, 2.0 * 3 * 4 * 5 * 6);
+  EXPECT_DOUBLE_EQ(w.bytes, 4.0 * (3 * 4 * 6 + 3 * 6 * 5 + 3 * 4 * 5));
+
+  OpShape add{.op = PerfOp::kAdd, .b = 10, .h = 100};
+  EXPECT_DOUBLE_EQ(WorkOf(add).bytes, 4.0 * 3 * 1000);
+}
+
+TEST(Roofline, IsTheSlowerOfComputeAndMemoryPlusLaunch) {
+  Result<GpuFeatures> g = GpuFeaturesOf(FakeGpu());
+  ASSERT_TRUE(g.ok());
+  OpShape add{.op = PerfOp::kAdd, .b = 1000, .h = 1000};  // 12 MB, memory-bound
+  EXPECT_NEAR(RooflineMs(add, *g), 1e3 * 12e6 / 1e11 + kLaunchOverheadMs, 1e-12);
+  OpShape lin{.op = PerfOp::kLinear, .m = 4096, .n = 4096, .k = 4096};
+  EXPECT_NEAR(RooflineMs(lin, *g), 1e3 * 2.0 * 4096 * 4096 * 4096 / 1e13 + kLaunchOverheadMs,
+              1e-9);
+}
+
+TEST(GpuFeatures, ImputesSmsAndNeedsFp32) {
+  GpuSpec g = FakeGpu();
+  g.sm_count.reset();
+  g.l2_mib.reset();
+  Result<GpuFeatures> f = GpuFeaturesOf(g);
+  ASSERT_TRUE(f.ok());
+  EXPECT_NEAR(f->sm_count, std::round(10e12 / (2.0 * 128 * 1500e6)), 1e-9);
+  EXPECT_EQ(f->l2_bytes, 0);
+  g.fp32_tflops.reset();
+  EXPECT_EQ(GpuFeaturesOf(g).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(LearnedFeatures, SameLengthForEveryOp) {
+  Result<GpuFeatures> g = GpuFeaturesOf(FakeGpu());
+  ASSERT_TRUE(g.ok());
+  const OpShape shapes[] = {
+      {.op = PerfOp::kConv, .b = 1, .in_channels = 3, .out_channels = 8, .kernel = 3,
+       .image = 32, .stride = 2, .padding = 1},
+      {.op = PerfOp::kLinear, .m = 7, .n = 9, .k = 11},
+      {.op = PerfOp::kSoftmax, .b = 4, .h = 1000},
+      {.op = PerfOp::kTanh, .b = 1, .h = 1}};
+  for (const auto& s : shapes) {
+    std::vector<float> f = LearnedFeatures(s, *g);
+    EXPECT_EQ(f.size(), FeatureNames().size()) << s.ToString();
+  }
+}
+
+Op MakeOp(const std::string& name, OpKind kind) {
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  return op;
+}
+
+TensorInfo Act(const std::string& name, std::vector<int64_t> shape) {
+  return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kActivation};
+}
+TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
+  return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kParameter};
+}
+
+// x[2,3,16,16] -> conv 8x3x3 s2 p1 -> relu -> flatten -> linear 512->10
+// -> [2,1,10] x [2,10,5] bmm -> softmax -> exp.
+OpGraph SmallNet() {
+  OpGraph g;
+  Op conv = MakeOp("conv", OpKind::kConv);
+  conv.attrs.ints["kernel_shape"] = {3, 3};
+  conv.attrs.ints["strides"] = {2, 2};
+  conv.attrs.ints["pads"] = {1, 1, 1, 1};
+  conv.inputs = {Act("x", {2, 3, 16, 16}), Param("w", {8, 3, 3, 3})};
+  conv.outputs = {Act("c", {2, 8, 8, 8})};
+  Op relu = MakeOp("relu", OpKind::kRelu);
+  relu.inputs = {Act("c", {2, 8, 8, 8})};
+  relu.outputs = {Act("r", {2, 8, 8, 8})};
+  Op flat = MakeOp("flat", OpKind::kFlatten);
+  flat.inputs = {Act("r", {2, 8, 8, 8})};
+  flat.outputs = {Act("f", {2, 512})};
+  Op fc = MakeOp("fc", OpKind::kMatMul);
+  fc.inputs = {Act("f", {2, 512}), Param("fc.w", {512, 10})};
+  fc.outputs = {Act("y", {2, 10})};
+  Op rs = MakeOp("reshape", OpKind::kReshape);
+  rs.inputs = {Act("y", {2, 10})};
+  rs.outputs = {Act("y3", {2, 1, 10})};
+  Op bmm = MakeOp("bmm", OpKind::kBatchMatMul);
+  bmm.inputs = {Act("y3", {2, 1, 10}), Act("v", {2, 10, 5})};
+  bmm.outputs = {Act("z", {2, 1, 5})};
+  Op sm = MakeOp("softmax", OpKind::kSoftmax);
+  sm.inputs = {Act("z", {2, 1, 5})};
+  sm.outputs = {Act("p", {2, 1, 5})};
+  Op ex = MakeOp("exp", OpKind::kExp);
+  ex.inputs = {Act("p", {2, 1, 5})};
+  ex.outputs = {Act("e", {2, 1, 5})};
+  int ids[8];
+  int i = 0;
+  for (Op* op : {&conv, &relu, &flat, &fc, &rs, &bmm, &sm, &ex}) ids[i++] = g.AddOp(*op);
+  const char* tensors[] = {"c", "r", "f", "y", "y3", "z", "p"};
+  for (int j = 0; j + 1 < 8; ++j) g.AddEdge(ids[j], ids[j + 1], 4, tensors[j]);
+  EXPECT_TRUE(FinalizeForwardCosts(g).ok());
+  return g;
+}
+
+TEST(QueryForOp, MapsForwardOpsToMeasuredShapes) {
+  OpGraph g = SmallNet();
+  OpQuery conv = QueryForOp(g.ops[0]);
+  ASSERT_TRUE(conv.shape) << conv.basis;
+  EXPECT_EQ(conv.shape->ToString(), "conv b=2 cin=3 cout=8 k=3 img=16 s=2 p=1");
+  EXPECT_DOUBLE_EQ(WorkOf(*conv.shape).flops, g.ops[0].flops);
+  OpQuery fc = QueryForOp(g.ops[3]);
+  ASSERT_TRUE(fc.shape);
+  EXPECT_EQ(fc.shape->ToString(), "linear b=1 m=2 n=10 k=512");
+  OpQuery bmm = QueryForOp(g.ops[5]);
+  ASSERT_TRUE(bmm.shape);
+  EXPECT_EQ(bmm.shape->ToString(), "bmm b=2 m=1 n=5 k=10");
+  OpQuery sm = QueryForOp(g.ops[6]);
+  ASSERT_TRUE(sm.shape);
+  EXPECT_EQ(sm.shape->ToString(), "softmax b=2 h=5");
+  EXPECT_EQ(QueryForOp(g.ops[1]).shape->ToString(), "relu b=128 h=8");
+  EXPECT_FALSE(QueryForOp(g.ops[7]).shape);  // exp: no data
+  EXPECT_FALSE(QueryForOp(g.ops[2]).shape);  // flatten
+}
+
+TEST(QueryForOp, GradientsOfProductsKeepTheirFlops) {
+  Result<OpGraph> t = BuildTrainingGraph(SmallNet());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  int products = 0;
+  for (const Op& op : t->ops) {
+    if (op.phase != Phase::kBackward) continue;
+    OpQuery q = QueryForOp(op);
+    if (CategoryOf(op.kind) == OpCategory::kCompute) {
+      ASSERT_TRUE(q.shape) << op.name << ": " << q.basis;
+      EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
+      ++products;
+    } else if (op.kind == OpKind::kRelu) {
+      ASSERT_TRUE(q.shape);
+      EXPECT_EQ(q.shape->op, PerfOp::kMul);
+    } else if (op.kind == OpKind::kSoftmax) {
+      EXPECT_FALSE(q.shape) << "softmax backward has no measurements";
+    }
+  }
+  // conv: weight (x needs none); fc: data + weight; bmm: its first input.
+  EXPECT_EQ(products, 4);
+}
+
+TEST(QueryForOp, GroupedConvHasNoShape) {
+  Op conv = MakeOp("dw", OpKind::kConv);
+  conv.attrs.ints["group"] = {8};
+  conv.inputs = {Act("x", {1, 8, 8, 8}), Param("w", {8, 1, 3, 3})};
+  conv.outputs = {Act("y", {1, 8, 6, 6})};
+  OpQuery q = QueryForOp(conv);
+  EXPECT_FALSE(q.shape);
+  EXPECT_NE(q.basis.find("grouped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal

@@ -1,0 +1,182 @@
+#include "frugal/perf/op_time_model.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frugal/base/file_io.h"
+
+namespace frugal {
+namespace {
+
+constexpr RegistryRow<OpTimeModelFactory> kOpTimeModels[] = {
+    {"roofline", "analytic max(FLOPs/peak, bytes/bandwidth) + launch overhead, catalog specs only",
+     &NewRooflineModel},
+    {"ceer", "Ceer: per (op, GPU) regression on input sizes (conv, linear, bmm), median otherwise; measured GPUs only",
+     &NewCeerModel},
+    {"learned", "XGBoost trees on op + GPU-spec features, predicts unseen GPUs from catalog specs",
+     &NewLearnedModel},
+};
+
+constexpr const char* kFileFormat = "frugal-perf-model";
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+std::string DataDir() {
+  if (const char* d = std::getenv("FRUGAL_DATA_DIR"); d != nullptr && *d) return d;
+  return std::string(FRUGAL_SOURCE_ROOT) + "/data";
+}
+
+}  // namespace
+
+std::span<const RegistryRow<OpTimeModelFactory>> OpTimeModels() {
+  return kOpTimeModels;
+}
+
+Result<std::unique_ptr<OpTimeModel>> NewOpTimeModel(std::string_view name) {
+  const auto* row = FindRow(OpTimeModels(), name);
+  if (!row) {
+    return NotFound(fmt::format("unknown op-time model '{}' (expected {})", name,
+                                RowNames(OpTimeModels())));
+  }
+  return row->factory();
+}
+
+Result<std::vector<TrainRow>> ResolveRows(const Dataset& data, const Catalog& catalog) {
+  std::map<std::string, const GpuSpec*> cache;
+  std::vector<TrainRow> rows;
+  rows.reserve(data.samples.size());
+  for (const auto& s : data.samples) {
+    auto it = cache.find(s.device);
+    if (it == cache.end()) {
+      FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* g, catalog.LookupGpu(s.device));
+      it = cache.emplace(s.device, g).first;
+    }
+    rows.push_back(TrainRow{s.shape, it->second, s.latency_ms});
+  }
+  return rows;
+}
+
+std::vector<TrainRow> Subsample(const std::vector<TrainRow>& rows,
+                                const TrainOptions& options) {
+  if (options.max_rows_per_group <= 0) return rows;
+  std::map<std::pair<int, std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(i);
+  }
+  std::vector<bool> keep(rows.size(), false);
+  uint64_t salt = 0;
+  for (const auto& [key, idx] : groups) {
+    ++salt;
+    if (static_cast<int64_t>(idx.size()) <= options.max_rows_per_group) {
+      for (size_t i : idx) keep[i] = true;
+      continue;
+    }
+    std::vector<size_t> order = ShuffledIndices(idx.size(), options.seed * 1000003 + salt);
+    for (int64_t j = 0; j < options.max_rows_per_group; ++j) keep[idx[order[j]]] = true;
+  }
+  std::vector<TrainRow> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (keep[i]) out.push_back(rows[i]);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<OpTimeModel>> TrainOpTimeModel(std::string_view name,
+                                                      const std::vector<TrainRow>& rows,
+                                                      const TrainOptions& options) {
+  FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<OpTimeModel> model, NewOpTimeModel(name));
+  FRUGAL_RETURN_IF_ERROR(model->Train(rows, options));
+  return model;
+}
+
+Status SaveOpTimeModel(const OpTimeModel& model, const std::string& path) {
+  const bool binary = FileExtension(path) == "ubj";
+  nlohmann::json j = {{"format", kFileFormat},
+                      {"version", 1},
+                      {"model", model.name()},
+                      {"feature_version", kFeatureVersion},
+                      {"state", model.ToJson(binary)}};
+  if (!binary) return WriteStringToFile(path, j.dump(1) + "\n");
+  std::vector<uint8_t> bytes = nlohmann::json::to_ubjson(j, true, true);
+  return WriteStringToFile(path, std::string(bytes.begin(), bytes.end()));
+}
+
+Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
+  FRUGAL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  // UBJSON objects also open with '{': the extension decides which to try
+  // first, and a file in the other encoding still loads.
+  nlohmann::json j = nlohmann::json::from_ubjson(text, true, false);
+  if (FileExtension(path) != "ubj" || j.is_discarded()) {
+    Result<nlohmann::json> parsed = ParseJson(text, path);
+    if (parsed.ok()) {
+      j = std::move(*parsed);
+    } else if (j.is_discarded()) {
+      j = nlohmann::json::from_ubjson(text, true, false);
+      if (j.is_discarded()) return parsed.status();
+    }
+  }
+  if (!j.is_object() || j.value("format", "") != kFileFormat) {
+    return InvalidArgument(path + ": not a frugal perf model (format is not '" +
+                           std::string(kFileFormat) + "')");
+  }
+  if (!j.contains("model") || !j["model"].is_string() || !j.contains("state")) {
+    return InvalidArgument(path + ": perf model lacks 'model' or 'state'");
+  }
+  if (j.value("feature_version", -1) != kFeatureVersion) {
+    return InvalidArgument(fmt::format(
+        "{}: perf model has feature version {}, this frugal uses {}; retrain it "
+        "with `frugal perf train`",
+        path, j.value("feature_version", -1), kFeatureVersion));
+  }
+  Result<std::unique_ptr<OpTimeModel>> model = NewOpTimeModel(j["model"].get<std::string>());
+  if (!model.ok()) return model.status().WithPrefix(path);
+  Status st = (*model)->FromJson(j["state"]);
+  if (!st.ok()) return st.WithPrefix(path);
+  return model;
+}
+
+std::string DefaultOpTimeModelPath() {
+  if (const char* p = std::getenv("FRUGAL_PERF_MODEL"); p != nullptr && *p) return p;
+  return DataDir() + "/perf/learned.ubj";
+}
+
+Result<std::unique_ptr<OpTimeModel>> OpenOpTimeModel(const std::string& spec) {
+  if (spec.empty()) return LoadOpTimeModel(DefaultOpTimeModelPath());
+  if (IsFile(spec)) return LoadOpTimeModel(spec);
+  if (const auto* row = FindRow(OpTimeModels(), spec)) {
+    if (std::string_view(row->name) == "roofline") return row->factory();
+    return LoadOpTimeModel(DataDir() + "/perf/" + row->name + ".ubj");
+  }
+  return NotFound(fmt::format("{}: no such perf model file or model name ({})", spec,
+                              RowNames(OpTimeModels())));
+}
+
+Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
+                                   const GpuSpec& gpu) {
+  OpQuery q = QueryForOp(op);
+  OpTimePrediction p;
+  p.basis = q.basis;
+  if (q.shape) {
+    OpShape s = *q.shape;
+    FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t,
+                            model.PredictMs(std::span<const OpShape>(&s, 1), gpu));
+    p.time_ms = t[0] * static_cast<double>(q.repeat);
+    return p;
+  }
+  FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
+  const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
+  p.fallback = true;
+  p.basis = "roofline: " + q.basis;
+  p.time_ms = (op.flops > 0 || bytes > 0)
+                  ? RooflineCoreMs(op.flops, bytes, g) + kLaunchOverheadMs
+                  : 0;
+  return p;
+}
+
+}  // namespace frugal

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# CLI checks for `frugal profile`. Usage: cli_profile_test.sh FRUGAL_BINARY
+set -u
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$FRUGAL" profile --list | grep -q "cpu" || fail "--list lacks cpu"
+
+# A small real measurement, written in the shared CSV schema.
+"$FRUGAL" profile --op linear,relu --limit 3 --reps 2 --out "$TMP/p" --json >"$TMP/j" 2>"$TMP/e" ||
+  fail "profile run: $(cat "$TMP/e")"
+python3 - "$TMP/j" <<'PY' || fail "profile --json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ops = {o["op"]: o for o in j["ops"]}
+assert set(ops) == {"linear", "relu"}, ops
+assert all(o["shapes"] == 3 and o["median_ms"] > 0 for o in ops.values()), ops
+assert j["device"].startswith("cpu:"), j
+PY
+ls "$TMP"/p/linear/*.csv >/dev/null || fail "no linear CSV"
+head -1 "$TMP"/p/linear/*.csv | grep -q "^OPName,Latency,Device,B,M,N,K" || fail "CSV header"
+
+# Re-measuring shapes from an existing timing CSV.
+"$FRUGAL" profile --shapes "$TMP/p/relu" --reps 1 --out "$TMP/q" >/dev/null 2>&1 ||
+  fail "--shapes from CSV"
+[ "$(tail -n +2 "$TMP"/q/relu/*.csv | wc -l)" -eq 3 ] || fail "--shapes count"
+
+# Errors: one line, exit 1.
+check_error() {
+  "$FRUGAL" "$@" >/dev/null 2>"$TMP/err"
+  [ $? -eq 1 ] || fail "frugal $*: want exit 1"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one line: $(cat "$TMP/err")"
+}
+check_error profile --op warp
+check_error profile --backend tpu
+check_error profile --reps 0
+check_error profile --shapes /nonexistent.csv
+printf 'OPName,Latency,Device,B,H\nrelu,abc,cpu,1,2\n' >"$TMP/bad.csv"
+check_error profile --shapes "$TMP/bad.csv"
+echo "cli_profile_test: all checks passed"
