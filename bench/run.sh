@@ -9,3 +9,6 @@ mkdir -p bench/results
 "$BUILD/bench/graph_bench" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true \
   --benchmark_out=bench/results/graph.json --benchmark_out_format=json
+"$BUILD/bench/perf_bench" --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true \
+  --benchmark_out=bench/results/perf.json --benchmark_out_format=json

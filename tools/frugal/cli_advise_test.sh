@@ -1,2 +1,50 @@
 #!/usr/bin/env bash
-exit 0
+# CLI checks for `frugal advise`. Usage: cli_advise_test.sh FRUGAL_BINARY
+set -u
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+M=models/resnet50.onnx
+P="--perf-model roofline"
+
+"$FRUGAL" advise $M --batch 32 --samples 1281167 --epochs 90 $P --json >"$TMP/a.json" ||
+  fail "advise"
+python3 - "$TMP/a.json" <<'PY' || fail "advise --json"
+import json, sys
+a = json.load(open(sys.argv[1]))
+cs = a["configs"]
+assert len(cs) > 50, len(cs)
+for k in ("instance", "gpu", "gpus", "hours", "cost_usd", "fits", "recommended"):
+    assert k in cs[0], k
+rec = [c for c in cs if c["recommended"]]
+assert len(rec) == 1 and a["recommended"]["instance"] == rec[0]["instance"]
+priced = [c for c in cs if c["cost_usd"] is not None and c["fits"]]
+assert rec[0]["cost_usd"] == min(c["cost_usd"] for c in priced)
+assert a["cheapest_instance_rule"] and a["newest_gpu_rule"]
+assert any(c["pareto"] for c in cs)
+PY
+"$FRUGAL" advise $M --batch 32 --samples 1281167 --epochs 90 --deadline 24 $P --json >"$TMP/d.json" ||
+  fail "advise --deadline"
+python3 - "$TMP/d.json" <<'PY' || fail "deadline respected"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["recommended"]["hours"] <= 24
+PY
+"$FRUGAL" advise $M --batch 32 --samples 1281167 --epochs 90 --providers gcp $P --json |
+  python3 -c 'import json,sys; a=json.load(sys.stdin); assert all(c["provider"]=="gcp" for c in a["configs"])' ||
+  fail "--providers gcp"
+"$FRUGAL" advise $M --batch 32 --samples 100000 $P | grep -q "recommended:" || fail "text output"
+
+check_error() {
+  "$FRUGAL" "$@" >/dev/null 2>"$TMP/err"
+  [ $? -eq 1 ] || fail "frugal $*: want exit 1"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one line: $(cat "$TMP/err")"
+  grep -q "${NEEDLE:-}" "$TMP/err" || fail "frugal $*: stderr lacks '$NEEDLE': $(cat "$TMP/err")"
+}
+NEEDLE="no configuration meets" check_error advise $M --batch 32 --samples 1281167 --epochs 90 --deadline 0.001 --budget 0.01 $P
+NEEDLE="fits on no catalog GPU" check_error advise models/hf/gpt3_13.json --batch 8 --seq 2048 --samples 1000 $P
+NEEDLE="batch" check_error advise $M --batch 0 --samples 1000 $P
+NEEDLE="samples" check_error advise $M --batch 8 --samples -5 $P
+NEEDLE="provider" check_error advise $M --batch 8 --samples 1000 --providers ibm $P
+echo "cli_advise_test: all checks passed"

@@ -1,2 +1,46 @@
 #!/usr/bin/env bash
-exit 0
+# CLI checks for `frugal predict`. Usage: cli_predict_test.sh FRUGAL_BINARY
+set -u
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+M=models/hf/gpt2_med.json
+P="--perf-model roofline"
+
+"$FRUGAL" predict $M --gpu V100-PCIE-32GB --batch 1 --seq 256 $P --json >"$TMP/one.json" ||
+  fail "predict on one GPU"
+"$FRUGAL" predict $M --instance p3.16xlarge --batch 1 --seq 256 $P --json >"$TMP/eight.json" ||
+  fail "predict on p3.16xlarge"
+"$FRUGAL" predict $M --gpu V100-PCIE-32GB --batch 1 --seq 256 --infer $P --json >"$TMP/inf.json" ||
+  fail "predict --infer"
+python3 - "$TMP" <<'PY' || fail "predict --json fields"
+import json, sys
+d = sys.argv[1]
+one, eight, inf = (json.load(open(f"{d}/{n}.json")) for n in ("one", "eight", "inf"))
+for k in ("iteration_ms", "forward_ms", "backward_ms", "optimizer_ms", "comm_ms",
+          "memory_bytes", "fits", "ops"):
+    assert k in one, k
+assert one["gpus"] == 1 and one["comm_ms"] == 0
+assert abs(one["iteration_ms"] - (one["forward_ms"] + one["backward_ms"] + one["optimizer_ms"])) < 1e-6
+assert eight["gpus"] == 8 and eight["gpu"].startswith("V100-SXM2"), eight["gpu"]
+assert eight["comm_total_ms"] > 0
+assert inf["backward_ms"] == 0 and inf["memory_bytes"] < one["memory_bytes"]
+assert all(o["time_ms"] >= 0 for o in one["ops"])
+PY
+"$FRUGAL" predict $M --gpu T4 --batch 1 --seq 256 $P | grep -q "iteration" || fail "text output"
+
+check_error() {
+  "$FRUGAL" "$@" >/dev/null 2>"$TMP/err"
+  [ $? -eq 1 ] || fail "frugal $*: want exit 1 ($(cat "$TMP/err"))"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one line: $(cat "$TMP/err")"
+}
+check_error predict $M --gpu NoSuchGPU --batch 1 $P
+check_error predict $M --instance no.such.instance --batch 1 $P
+check_error predict $M --gpu T4 --batch 0 $P
+check_error predict $M --gpu T4 --batch -3 $P
+check_error predict $M --batch 1 $P
+check_error predict $M --gpu T4 --batch 1 --perf-model /nonexistent.ubj
+check_error predict $M --instance p3.2xlarge --gpus 4 --batch 1 $P
+check_error predict missing.onnx --gpu T4 --batch 1 $P
+echo "cli_predict_test: all checks passed"

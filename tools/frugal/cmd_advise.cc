@@ -70,10 +70,16 @@ void PrintText(const AdviseArgs& a, const Advice& adv) {
     auto compare = [&](const char* rule, int idx) {
       if (idx < 0) return;
       const ConfigResult& c = adv.configs[idx];
-      s += fmt::format("  vs {:<18} {} ({} x {}): {:.2f} h, ${:.2f} -> recommendation saves "
-                       "{:.0f}% cost, {:.0f}% time\n",
+      auto pct = [](double ours, double theirs) {
+        return fmt::format("{:+.0f}%", 100 * (ours / theirs - 1));
+      };
+      s += fmt::format("  vs {:<18} {} ({} x {}): {:.2f} h, ${:.2f}; recommendation: cost {}, "
+                       "time {}{}\n",
                        rule, c.instance, c.gpus, c.gpu, c.hours, *c.cost_usd,
-                       100 * (1 - *r.cost_usd / *c.cost_usd), 100 * (1 - r.hours / c.hours));
+                       pct(*r.cost_usd, *c.cost_usd), pct(r.hours, c.hours),
+                       a.deadline > 0 && c.hours > a.deadline ? " (the rule misses the deadline)"
+                       : a.budget > 0 && *c.cost_usd > a.budget ? " (the rule breaks the budget)"
+                                                                : "");
     };
     compare("cheapest instance:", adv.cheapest_instance_rule);
     compare("newest GPU:", adv.newest_gpu_rule);
