@@ -1,2 +1,117 @@
 #!/usr/bin/env bash
-exit 0
+# CLI checks for `frugal perf`. Usage: cli_perf_test.sh FRUGAL_BINARY
+# Runs from the repository root. Exits 1 on the first failed check. Trains
+# only on small generated CSVs, so it takes seconds.
+set -u
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_error() {  # expect_error RC NEEDLE ARGS...
+  local rc="$1" needle="$2"; shift 2
+  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
+  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
+  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
+}
+
+json_get() {  # json_get FILE EXPR: evaluates EXPR on the document `d`
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# A small profile in the project's schema: two GPUs, three op types.
+mkdir -p "$TMP/data"
+{
+  echo "OPName,Latency (ms),Device,Kernel Name,B,M,N,K"
+  for gpu in "Tesla T4:1.0" "Tesla V100-PCIE-32GB:0.4"; do
+    awk -v spec="$gpu" 'BEGIN { split(spec, g, ":");
+      for (i = 1; i <= 60; i++) { m = 32 * i; n = 64 + 16 * (i % 7); k = 128 + 8 * (i % 5);
+        printf "linear,%.6f,%s,\"sgemm<128, 64>\",1,%d,%d,%d\n", 0.02 + g[2] * 2 * m * n * k / 1e10, g[1], m, n, k } }'
+  done
+} >"$TMP/data/linear.csv"
+{
+  echo "OPName,Latency (ms),Device,B,H"
+  for gpu in "Tesla T4:3.0" "Tesla V100-PCIE-32GB:1.0"; do
+    awk -v spec="$gpu" 'BEGIN { split(spec, g, ":");
+      for (i = 1; i <= 60; i++) { b = 16 * i; h = 256 + 64 * (i % 9);
+        printf "add,%.6f,%s,%d,%d\n", 0.02 + g[2] * 12 * b * h / 1e9, g[1], b, h;
+        printf "relu,%.6f,%s,%d,%d\n", 0.02 + g[2] * 8 * b * h / 1e9, g[1], b, h } }'
+  done
+} >"$TMP/data/elementwise.csv"
+
+# list: the registry table.
+"$FRUGAL" perf list >"$TMP/list.txt" || fail "perf list"
+for m in roofline ceer learned; do grep -q "^$m " "$TMP/list.txt" || fail "perf list lacks $m"; done
+"$FRUGAL" perf list --json >"$TMP/list.json" || fail "perf list --json"
+[ "$(json_get "$TMP/list.json" 'len(d["models"])')" = "3" ] || fail "perf list --json: want 3 models"
+
+# Bad data: one line naming the file and the line, exit 1.
+: >"$TMP/empty.csv"
+expect_error 1 "empty.csv:1: empty file" perf train --model ceer --data "$TMP/empty.csv" --out "$TMP/m.json"
+printf 'OPName,Latency (ms),Device,B,H\nadd,0.1,Tesla T4,4,8\nadd,fast,Tesla T4,4,8\n' >"$TMP/bad.csv"
+expect_error 1 "bad.csv:3: latency 'fast'" perf train --model ceer --data "$TMP/bad.csv" --out "$TMP/m.json"
+printf 'OPName,Latency (ms),Device,B,H\nadd,0.1,Tesla T4,4\n' >"$TMP/short.csv"
+expect_error 1 "short.csv:2: 4 fields" perf eval --model roofline --data "$TMP/short.csv"
+printf 'OPName,Latency (ms),Device,B,H\nadd,0.1,Imaginary GPU 9000,4,8\n' >"$TMP/gpu.csv"
+expect_error 1 "Imaginary GPU 9000" perf train --model ceer --data "$TMP/gpu.csv" --out "$TMP/m.json"
+expect_error 1 "no such file" perf train --model ceer --data "$TMP/nope" --out "$TMP/m.json"
+expect_error 1 "unknown op-time model 'magic'" perf train --model magic --data "$TMP/data" --out "$TMP/m.json"
+expect_error 1 "unknown op-time model 'magic'" perf eval --model magic --data "$TMP/data"
+expect_error 1 "--split must be" perf eval --model roofline --split sometimes --data "$TMP/data"
+
+# Usage errors exit 2.
+"$FRUGAL" perf >/dev/null 2>&1; [ $? -eq 2 ] || fail "bare 'perf' should exit 2"
+"$FRUGAL" perf train --model ceer >/dev/null 2>&1; [ $? -eq 2 ] || fail "train without --out should exit 2"
+"$FRUGAL" perf eval --help >/dev/null 2>&1 || fail "--help should exit 0"
+
+# train -> file -> query through --perf-model.
+"$FRUGAL" perf train --model ceer --data "$TMP/data" --out "$TMP/ceer.json" >/dev/null ||
+  fail "perf train ceer"
+"$FRUGAL" perf query linear m=512 n=512 k=512 --gpu "Tesla T4" --perf-model "$TMP/ceer.json" \
+  --json >"$TMP/q.json" || fail "query with a ceer file"
+[ "$(json_get "$TMP/q.json" 'd["model"]')" = "ceer" ] || fail "query: model field"
+json_get "$TMP/q.json" 'd["time_ms"] > 0' | grep -q True || fail "query: time_ms"
+expect_error 1 "ceer has no linear measurements for GPU H100-SXM5-80GB" \
+  perf query linear m=512 n=512 k=512 --gpu H100 --perf-model "$TMP/ceer.json"
+expect_error 1 "bad dimension 'q=3'" perf query linear q=3 --gpu T4 --perf-model roofline
+expect_error 1 "m must be >= 1" perf query linear n=3 k=4 --gpu T4 --perf-model roofline
+expect_error 1 "unknown op 'exp'" perf query exp h=3 --gpu T4 --perf-model roofline
+expect_error 1 "no-such-gpu" perf query add b=1 h=8 --gpu no-such-gpu --perf-model roofline
+expect_error 1 "missing.ubj: no such perf model file" \
+  perf query add b=1 h=8 --gpu T4 --perf-model "$TMP/missing.ubj"
+echo '{"format": "frugal-perf-model", "model": "learned", "feature_version": 1, "state": {}}' \
+  >"$TMP/old.json"
+expect_error 1 "feature version" perf query add b=1 h=8 --gpu T4 --perf-model "$TMP/old.json"
+
+"$FRUGAL" perf train --model learned --data "$TMP/data" --out "$TMP/learned.ubj" --rounds 10 \
+  --json >"$TMP/t.json" || fail "perf train learned"
+[ "$(json_get "$TMP/t.json" 'd["rows"]')" = "360" ] || fail "train: rows"
+for gpu in H100 L4 H200 T4; do
+  "$FRUGAL" perf query add b=64 h=1024 --gpu "$gpu" --perf-model "$TMP/learned.ubj" --json \
+    >"$TMP/q.json" || fail "learned query on $gpu"
+  json_get "$TMP/q.json" 'd["time_ms"] > 0' | grep -q True || fail "learned $gpu: time_ms"
+done
+
+# eval: JSON rows for both splits; the file copy matches stdout.
+"$FRUGAL" perf eval --model all --data "$TMP/data" --rounds 10 --json --out "$TMP/e/eval.json" \
+  >"$TMP/eval.json" || fail "perf eval"
+cmp -s "$TMP/eval.json" "$TMP/e/eval.json" || fail "eval --out differs from stdout"
+json_get "$TMP/eval.json" \
+  'sorted({(r["model"], r["split"]) for r in d["rows"]})' | grep -q "('learned', 'logo')" ||
+  fail "eval lacks learned logo rows"
+json_get "$TMP/eval.json" \
+  '[r for r in d["rows"] if r["model"]=="ceer" and r["split"]=="logo"][0]["error"]' |
+  grep -q "ceer has no" || fail "ceer logo rows should carry an error"
+"$FRUGAL" perf eval --model roofline --data "$TMP/data" >"$TMP/eval.txt" || fail "eval table"
+grep -q "^roofline  linear" "$TMP/eval.txt" || fail "eval table lacks roofline linear"
+
+# The bundled default model answers out of the box.
+if [ -f data/perf/learned.ubj ]; then
+  "$FRUGAL" perf query bmm b=16 m=512 n=512 k=64 --gpu H100 --json >"$TMP/q.json" ||
+    fail "query with the default model"
+  [ "$(json_get "$TMP/q.json" 'd["model"]')" = "learned" ] || fail "default model is learned"
+fi
+echo "cli_perf_test: ok"

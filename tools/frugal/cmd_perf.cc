@@ -1,4 +1,8 @@
 // `frugal perf list|train|eval|query`: per-op time models (Ceer's core).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -6,8 +10,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli_util.h"
 #include "frugal/base/file_io.h"
@@ -22,7 +24,7 @@ namespace {
 
 struct PerfArgs {
   std::string model = "learned";
-  std::string data;     // empty: DefaultTimingDataPath()
+  std::string data;  // empty: DefaultTimingDataPath()
   std::string out;
   std::string catalog;  // empty: DefaultCatalogPath()
   std::string perf_model;
@@ -38,22 +40,27 @@ struct PerfArgs {
   bool json = false;
 };
 
+// Prints rows under a header: the first `left` columns left-aligned (names),
+// the others right-aligned (figures).
 void PrintTable(const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows) {
+                const std::vector<std::vector<std::string>>& rows,
+                size_t left) {
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
   }
   auto print_row = [&](const std::vector<std::string>& row) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
-      bool left = c + 1 == row.size() || !std::isdigit(static_cast<unsigned char>(
-                                              row[c].empty() ? 'x' : row[c][0]));
       if (c > 0) line += "  ";
-      line += left && c + 1 == row.size() ? row[c]
-              : left ? fmt::format("{:<{}}", row[c], width[c])
-                     : fmt::format("{:>{}}", row[c], width[c]);
+      if (c + 1 == row.size() && c < left) {
+        line += row[c];
+      } else {
+        line += c < left ? fmt::format("{:<{}}", row[c], width[c])
+                         : fmt::format("{:>{}}", row[c], width[c]);
+      }
     }
     fmt::print("{}\n", line);
   };
@@ -65,7 +72,8 @@ Result<Catalog> OpenCatalog(const PerfArgs& a) {
   return LoadCatalog(a.catalog.empty() ? DefaultCatalogPath() : a.catalog);
 }
 
-Result<std::vector<TrainRow>> LoadRows(const PerfArgs& a, const Catalog& catalog) {
+Result<std::vector<TrainRow>> LoadRows(const PerfArgs& a,
+                                       const Catalog& catalog) {
   std::string path = a.data.empty() ? DefaultTimingDataPath() : a.data;
   FRUGAL_ASSIGN_OR_RETURN(Dataset data, LoadTimingData(path));
   Result<std::vector<TrainRow>> rows = ResolveRows(data, catalog);
@@ -83,40 +91,50 @@ TrainOptions TrainOpts(const PerfArgs& a) {
 
 Status CheckCommon(const PerfArgs& a) {
   if (a.threads < 1) return InvalidArgument("--threads must be >= 1");
-  if (a.max_rows < 0) return InvalidArgument("--max-rows-per-group must be >= 0");
+  if (a.max_rows < 0)
+    return InvalidArgument("--max-rows-per-group must be >= 0");
   return Status::Ok();
 }
 
 int RunList(const PerfArgs& a) {
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& row : OpTimeModels()) j.push_back({{"name", row.name}, {"help", row.help}});
+    for (const auto& row : OpTimeModels())
+      j.push_back({{"name", row.name}, {"help", row.help}});
     PrintJson({{"models", j}});
     return 0;
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : OpTimeModels()) rows.push_back({row.name, row.help});
-  PrintTable({"MODEL", "DESCRIPTION"}, rows);
+  PrintTable({"MODEL", "DESCRIPTION"}, rows, 2);
   return 0;
 }
 
 int RunTrain(const PerfArgs& a) {
   if (Status st = CheckCommon(a); !st.ok()) return ReportError(st);
-  if (!FindRow(OpTimeModels(), a.model)) return ReportError(NewOpTimeModel(a.model).status());
+  if (!FindRow(OpTimeModels(), a.model))
+    return ReportError(NewOpTimeModel(a.model).status());
   Result<Catalog> catalog = OpenCatalog(a);
   if (!catalog.ok()) return ReportError(catalog.status());
   Result<std::vector<TrainRow>> rows = LoadRows(a, *catalog);
   if (!rows.ok()) return ReportError(rows.status());
   auto start = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<OpTimeModel>> model = TrainOpTimeModel(a.model, *rows, TrainOpts(a));
+  Result<std::unique_ptr<OpTimeModel>> model =
+      TrainOpTimeModel(a.model, *rows, TrainOpts(a));
   if (!model.ok()) return ReportError(model.status());
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (Status st = SaveOpTimeModel(**model, a.out); !st.ok()) return ReportError(st);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (Status st = SaveOpTimeModel(**model, a.out); !st.ok())
+    return ReportError(st);
   if (a.json) {
-    PrintJson({{"model", a.model}, {"out", a.out}, {"rows", rows->size()},
+    PrintJson({{"model", a.model},
+               {"out", a.out},
+               {"rows", rows->size()},
                {"train_seconds", secs}});
   } else {
-    fmt::print("trained {} on {} rows in {:.1f} s -> {}\n", a.model, rows->size(), secs, a.out);
+    fmt::print("trained {} on {} rows in {:.1f} s -> {}\n", a.model,
+               rows->size(), secs, a.out);
   }
   return 0;
 }
@@ -141,8 +159,8 @@ int RunEval(const PerfArgs& a) {
   } else if (a.split == "logo") {
     opts.random_split = false;
   } else if (a.split != "both") {
-    return ReportError(InvalidArgument("--split must be random, logo or both, got '" +
-                                       a.split + "'"));
+    return ReportError(InvalidArgument(
+        "--split must be random, logo or both, got '" + a.split + "'"));
   }
   Result<Catalog> catalog = OpenCatalog(a);
   if (!catalog.ok()) return ReportError(catalog.status());
@@ -155,24 +173,28 @@ int RunEval(const PerfArgs& a) {
     if (!r.ok()) return ReportError(r.status());
     all.insert(all.end(), r->begin(), r->end());
   }
-  nlohmann::json j = {{"data", a.data.empty() ? DefaultTimingDataPath() : a.data},
-                      {"seed", a.seed},
-                      {"test_fraction", opts.test_fraction},
-                      {"max_rows_per_group", a.max_rows},
-                      {"rows", nlohmann::json::array()}};
+  nlohmann::json j = {
+      {"data", a.data.empty() ? DefaultTimingDataPath() : a.data},
+      {"seed", a.seed},
+      {"test_fraction", opts.test_fraction},
+      {"max_rows_per_group", a.max_rows},
+      {"rows", nlohmann::json::array()}};
   for (const auto& r : all) j["rows"].push_back(EvalRowToJson(r));
   if (!a.out.empty()) {
     std::error_code ec;
     auto parent = std::filesystem::path(a.out).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (Status st = WriteStringToFile(a.out, j.dump(1) + "\n"); !st.ok()) return ReportError(st);
+    if (Status st = WriteStringToFile(a.out, j.dump(2) + "\n"); !st.ok())
+      return ReportError(st);
   }
   if (a.json) {
     PrintJson(j);
     return 0;
   }
   // One line per (model, op): both splits side by side.
-  std::map<std::tuple<std::string, std::string, std::string>, std::pair<EvalRow, EvalRow>> table;
+  std::map<std::tuple<std::string, std::string, std::string>,
+           std::pair<EvalRow, EvalRow>>
+      table;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   for (const auto& r : all) {
     if (!a.by_gpu && r.gpu != "all") continue;
@@ -187,7 +209,8 @@ int RunEval(const PerfArgs& a) {
     } else if (!r.error.empty()) {
       row->insert(row->end(), {std::to_string(r.n), "n/a", "n/a"});
     } else {
-      row->insert(row->end(), {std::to_string(r.n), Pct(r.median_ape_pct), Pct(r.mean_ape_pct)});
+      row->insert(row->end(), {std::to_string(r.n), Pct(r.median_ape_pct),
+                               Pct(r.mean_ape_pct)});
     }
   };
   for (const auto& key : order) {
@@ -200,34 +223,43 @@ int RunEval(const PerfArgs& a) {
   }
   std::vector<std::string> header = {"MODEL", "OP"};
   if (a.by_gpu) header.push_back("GPU");
-  header.insert(header.end(), {"RAND_N", "RAND_MEDIAN_APE%", "RAND_MEAN_APE%", "LOGO_N",
-                               "LOGO_MEDIAN_APE%", "LOGO_MEAN_APE%"});
-  PrintTable(header, out);
+  header.insert(header.end(), {"RAND_N", "RAND_MEDIAN_APE%", "RAND_MEAN_APE%",
+                               "LOGO_N", "LOGO_MEDIAN_APE%", "LOGO_MEAN_APE%"});
+  PrintTable(header, out, a.by_gpu ? 3 : 2);
   return 0;
 }
 
 // Parses "b=8,m=128,..." into a shape of op `op`.
-Result<OpShape> ParseShape(const std::string& op_name, const std::vector<std::string>& dims) {
+Result<OpShape> ParseShape(const std::string& op_name,
+                           const std::vector<std::string>& dims) {
   OpShape s;
   if (!ParsePerfOp(op_name, &s.op)) {
     std::string names;
-    for (PerfOp op : AllPerfOps()) names += std::string(names.empty() ? "" : ", ") + PerfOpName(op);
-    return InvalidArgument("unknown op '" + op_name + "' (expected " + names + ")");
+    for (PerfOp op : AllPerfOps())
+      names += std::string(names.empty() ? "" : ", ") + PerfOpName(op);
+    return InvalidArgument("unknown op '" + op_name + "' (expected " + names +
+                           ")");
   }
   static const std::map<std::string, int64_t OpShape::*> fields = {
-      {"b", &OpShape::b},          {"m", &OpShape::m},
-      {"n", &OpShape::n},          {"k", &OpShape::k},
-      {"h", &OpShape::h},          {"cin", &OpShape::in_channels},
-      {"cout", &OpShape::out_channels}, {"kernel", &OpShape::kernel},
-      {"image", &OpShape::image},  {"stride", &OpShape::stride},
+      {"b", &OpShape::b},
+      {"m", &OpShape::m},
+      {"n", &OpShape::n},
+      {"k", &OpShape::k},
+      {"h", &OpShape::h},
+      {"cin", &OpShape::in_channels},
+      {"cout", &OpShape::out_channels},
+      {"kernel", &OpShape::kernel},
+      {"image", &OpShape::image},
+      {"stride", &OpShape::stride},
       {"padding", &OpShape::padding}};
   for (const auto& d : dims) {
     size_t eq = d.find('=');
     auto it = fields.find(d.substr(0, eq));
     if (eq == std::string::npos || it == fields.end()) {
-      return InvalidArgument("bad dimension '" + d +
-                             "' (expected NAME=VALUE, NAME one of b m n k h cin cout "
-                             "kernel image stride padding)");
+      return InvalidArgument(
+          "bad dimension '" + d +
+          "' (expected NAME=VALUE, NAME one of b m n k h cin cout "
+          "kernel image stride padding)");
     }
     try {
       size_t used = 0;
@@ -251,7 +283,8 @@ int RunQuery(const PerfArgs& a) {
   if (!gpu.ok()) return ReportError(gpu.status());
   Result<std::unique_ptr<OpTimeModel>> model = OpenOpTimeModel(a.perf_model);
   if (!model.ok()) return ReportError(model.status());
-  Result<std::vector<double>> t = (*model)->PredictMs(std::span<const OpShape>(&*shape, 1), **gpu);
+  Result<std::vector<double>> t =
+      (*model)->PredictMs(std::span<const OpShape>(&*shape, 1), **gpu);
   if (!t.ok()) return ReportError(t.status());
   Result<GpuFeatures> g = GpuFeaturesOf(**gpu);
   if (!g.ok()) return ReportError(g.status());
@@ -267,26 +300,33 @@ int RunQuery(const PerfArgs& a) {
                {"flops", w.flops},
                {"bytes", w.bytes}});
   } else {
-    fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n", shape->ToString(),
-               (*gpu)->name, (*t)[0], (*model)->name(), roof);
+    fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n",
+               shape->ToString(), (*gpu)->name, (*t)[0], (*model)->name(),
+               roof);
   }
   return 0;
 }
 
 void AddCommon(CLI::App* cmd, PerfArgs* a) {
   cmd->add_option("--data", a->data,
-                  "Timing CSV or folder of CSVs (default: ../shared/data/perf/neusight-op-timings)");
-  cmd->add_option("--catalog", a->catalog, "GPU catalog (default: data/catalog)");
-  cmd->add_option("--seed", a->seed, "Seed for subsampling, splits and trees")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Training threads")->capture_default_str();
+                  "Timing CSV or folder of CSVs (default: "
+                  "../shared/data/perf/neusight-op-timings)");
+  cmd->add_option("--catalog", a->catalog,
+                  "GPU catalog (default: data/catalog)");
+  cmd->add_option("--seed", a->seed, "Seed for subsampling, splits and trees")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Training threads")
+      ->capture_default_str();
   cmd->add_option("--max-rows-per-group", a->max_rows,
                   "Most training rows per (op, GPU); 0 = all")
       ->capture_default_str();
-  cmd->add_option("--rounds", a->train.rounds, "learned: boosting rounds per op type")
+  cmd->add_option("--rounds", a->train.rounds,
+                  "learned: boosting rounds per op type")
       ->capture_default_str();
   cmd->add_option("--max-depth", a->train.max_depth, "learned: tree depth")
       ->capture_default_str();
-  cmd->add_option("--eta", a->train.eta, "learned: learning rate")->capture_default_str();
+  cmd->add_option("--eta", a->train.eta, "learned: learning rate")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -299,32 +339,44 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
   list->add_flag("--json", args->json, "JSON output");
   list->callback([args, exit_code] { *exit_code = RunList(*args); });
 
-  CLI::App* train = sub.add_subcommand("train", "Train an op-time model and save it");
+  CLI::App* train =
+      sub.add_subcommand("train", "Train an op-time model and save it");
   train->add_option("--model", args->model, "Model to train (see `perf list`)")
       ->capture_default_str();
-  train->add_option("--out", args->out, "Output file: .ubj (binary) or .json")->required();
+  train->add_option("--out", args->out, "Output file: .ubj (binary) or .json")
+      ->required();
   train->add_flag("--json", args->json, "JSON output");
   AddCommon(train, args.get());
   train->callback([args, exit_code] { *exit_code = RunTrain(*args); });
 
   CLI::App* eval = sub.add_subcommand(
-      "eval", "Accuracy per op type: random 20% hold-out and leave-one-GPU-out");
-  eval->add_option("--model", args->model, "Model name or 'all'")->capture_default_str();
-  eval->add_option("--split", args->split, "random, logo or both")->capture_default_str();
+      "eval",
+      "Accuracy per op type: random 20% hold-out and leave-one-GPU-out");
+  eval->add_option("--model", args->model, "Model name or 'all'")
+      ->capture_default_str();
+  eval->add_option("--split", args->split, "random, logo or both")
+      ->capture_default_str();
   eval->add_option("--out", args->out, "Also write the JSON to this file");
   eval->add_flag("--by-gpu", args->by_gpu, "One line per GPU as well");
   eval->add_flag("--json", args->json, "JSON output");
   AddCommon(eval, args.get());
   eval->callback([args, exit_code] { *exit_code = RunEval(*args); });
 
-  CLI::App* query = sub.add_subcommand("query", "Predict the time of one op on one GPU");
-  query->add_option("OP", args->op, "Op type: conv, linear, bmm, softmax, ln, add, ...")
+  CLI::App* query =
+      sub.add_subcommand("query", "Predict the time of one op on one GPU");
+  query
+      ->add_option("OP", args->op,
+                   "Op type: conv, linear, bmm, softmax, ln, add, ...")
       ->required();
-  query->add_option("DIMS", args->dims, "Dimensions NAME=VALUE: b m n k h cin cout kernel image stride padding");
+  query->add_option(
+      "DIMS", args->dims,
+      "Dimensions NAME=VALUE: b m n k h cin cout kernel image stride padding");
   query->add_option("--gpu", args->gpu, "GPU name or alias")->required();
-  query->add_option("--perf-model", args->perf_model,
-                    "Model file, or roofline|ceer|learned (default: data/perf/learned.ubj)");
-  query->add_option("--catalog", args->catalog, "GPU catalog (default: data/catalog)");
+  query->add_option(
+      "--perf-model", args->perf_model,
+      "Model file, or roofline|ceer|learned (default: data/perf/learned.ubj)");
+  query->add_option("--catalog", args->catalog,
+                    "GPU catalog (default: data/catalog)");
   query->add_flag("--json", args->json, "JSON output");
   query->callback([args, exit_code] { *exit_code = RunQuery(*args); });
 }

@@ -1,13 +1,13 @@
 // The Ceer op-time model (Ceer: per-op-type regressions on input sizes for
 // compute-heavy ops, medians for light ops), fitted per (op type, GPU).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <Eigen/Dense>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
-
-#include <Eigen/Dense>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "frugal/perf/op_time_model.h"
 
@@ -42,8 +42,10 @@ class CeerModel final : public OpTimeModel {
  public:
   const char* name() const override { return "ceer"; }
 
-  Status Train(const std::vector<TrainRow>& rows, const TrainOptions&) override {
-    std::map<std::pair<std::string, PerfOp>, std::vector<const TrainRow*>> groups;
+  Status Train(const std::vector<TrainRow>& rows,
+               const TrainOptions&) override {
+    std::map<std::pair<std::string, PerfOp>, std::vector<const TrainRow*>>
+        groups;
     for (const auto& r : rows) groups[{r.gpu->name, r.shape.op}].push_back(&r);
     if (groups.empty()) return InvalidArgument("ceer: no training rows");
     fits_.clear();
@@ -105,7 +107,8 @@ class CeerModel final : public OpTimeModel {
       if (f.regression) g["coef"] = f.coef;
       groups.push_back(std::move(g));
     }
-    return {{"regressors", {"1", "gflops", "input_melems", "output_melems", "weight_melems"}},
+    return {{"regressors",
+             {"1", "gflops", "input_melems", "output_melems", "weight_melems"}},
             {"groups", groups}};
   }
 
@@ -115,7 +118,8 @@ class CeerModel final : public OpTimeModel {
       for (const auto& g : j.at("groups")) {
         PerfOp op;
         if (!ParsePerfOp(g.at("op").get<std::string>(), &op)) {
-          return InvalidArgument("ceer: unknown op '" + g.at("op").get<std::string>() + "'");
+          return InvalidArgument("ceer: unknown op '" +
+                                 g.at("op").get<std::string>() + "'");
         }
         Fit f;
         f.n = g.at("n").get<int64_t>();
@@ -144,7 +148,8 @@ class CeerModel final : public OpTimeModel {
       if (gpus.empty() || gpus.back() != key.first) gpus.push_back(key.first);
     }
     return fmt::format(
-        "ceer has no {} measurements for GPU {} (it only prices the GPUs it was "
+        "ceer has no {} measurements for GPU {} (it only prices the GPUs it "
+        "was "
         "trained on: {}); use the learned or roofline model",
         PerfOpName(op), gpu, fmt::join(gpus, ", "));
   }
@@ -154,6 +159,8 @@ class CeerModel final : public OpTimeModel {
 
 }  // namespace
 
-std::unique_ptr<OpTimeModel> NewCeerModel() { return std::make_unique<CeerModel>(); }
+std::unique_ptr<OpTimeModel> NewCeerModel() {
+  return std::make_unique<CeerModel>();
+}
 
 }  // namespace frugal

@@ -1,5 +1,7 @@
 #include "frugal/perf/dataset.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -7,8 +9,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "frugal/base/file_io.h"
 
@@ -21,17 +21,18 @@ struct PerfOpRow {
 };
 
 constexpr PerfOpRow kPerfOps[] = {
-    {PerfOp::kConv, "conv"},       {PerfOp::kLinear, "linear"},
-    {PerfOp::kBmm, "bmm"},         {PerfOp::kSoftmax, "softmax"},
-    {PerfOp::kLayerNorm, "ln"},    {PerfOp::kAdd, "add"},
-    {PerfOp::kMul, "mul"},         {PerfOp::kDiv, "div"},
-    {PerfOp::kPow, "pow"},         {PerfOp::kRelu, "relu"},
-    {PerfOp::kGelu, "gelu"},       {PerfOp::kTanh, "tanh"},
+    {PerfOp::kConv, "conv"},    {PerfOp::kLinear, "linear"},
+    {PerfOp::kBmm, "bmm"},      {PerfOp::kSoftmax, "softmax"},
+    {PerfOp::kLayerNorm, "ln"}, {PerfOp::kAdd, "add"},
+    {PerfOp::kMul, "mul"},      {PerfOp::kDiv, "div"},
+    {PerfOp::kPow, "pow"},      {PerfOp::kRelu, "relu"},
+    {PerfOp::kGelu, "gelu"},    {PerfOp::kTanh, "tanh"},
 };
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -99,9 +100,10 @@ const std::vector<ShapeColumn>& ShapeColumns(PerfOp op) {
       {"Stride", &OpShape::stride, 1},
       {"Padding", &OpShape::padding, 0},
   };
-  static const std::vector<ShapeColumn> gemm = {
-      {"B", &OpShape::b, 1}, {"M", &OpShape::m, 1},
-      {"N", &OpShape::n, 1}, {"K", &OpShape::k, 1}};
+  static const std::vector<ShapeColumn> gemm = {{"B", &OpShape::b, 1},
+                                                {"M", &OpShape::m, 1},
+                                                {"N", &OpShape::n, 1},
+                                                {"K", &OpShape::k, 1}};
   static const std::vector<ShapeColumn> rows = {{"B", &OpShape::b, 1},
                                                 {"H", &OpShape::h, 1}};
   switch (op) {
@@ -116,7 +118,8 @@ const std::vector<ShapeColumn>& ShapeColumns(PerfOp op) {
 }
 
 // Finds a column by any of its '|'-separated names, ignoring case.
-int FindColumn(const std::map<std::string, int>& index, std::string_view names) {
+int FindColumn(const std::map<std::string, int>& index,
+               std::string_view names) {
   size_t start = 0;
   while (start <= names.size()) {
     size_t bar = names.find('|', start);
@@ -186,9 +189,9 @@ Status OpShape::Validate() const {
       FRUGAL_RETURN_IF_ERROR(need(stride, "stride", 1));
       FRUGAL_RETURN_IF_ERROR(need(padding, "padding", 0));
       if (ConvOutSize() < 1) {
-        return InvalidArgument(fmt::format(
-            "conv: kernel {} does not fit image {} with padding {}", kernel,
-            image, padding));
+        return InvalidArgument(
+            fmt::format("conv: kernel {} does not fit image {} with padding {}",
+                        kernel, image, padding));
       }
       return Status::Ok();
     case PerfOp::kLinear:
@@ -263,7 +266,8 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
       continue;
     }
     if (fields.size() != ncols) {
-      return error(fmt::format("{} fields, header has {}", fields.size(), ncols));
+      return error(
+          fmt::format("{} fields, header has {}", fields.size(), ncols));
     }
     OpSample s;
     if (!ParsePerfOp(fields[col_op], &s.shape.op)) {
@@ -294,8 +298,8 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
     for (size_t c = 0; c < columns.size(); ++c) {
       std::string v = Trim(fields[it->second[c]]);
       double d = 0;
-      if (!ParseDouble(v, &d) || d != std::floor(d) || d < columns[c].min_value ||
-          d > 1e12) {
+      if (!ParseDouble(v, &d) || d != std::floor(d) ||
+          d < columns[c].min_value || d > 1e12) {
         std::string_view names(columns[c].names);
         return error(fmt::format("{} '{}' is not an integer >= {}",
                                  names.substr(0, names.find('|')), v,
@@ -303,7 +307,8 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
       }
       s.shape.*(columns[c].field) = static_cast<int64_t>(d);
     }
-    if (s.shape.op == PerfOp::kLinear) s.shape.b = std::max<int64_t>(s.shape.b, 1);
+    if (s.shape.op == PerfOp::kLinear)
+      s.shape.b = std::max<int64_t>(s.shape.b, 1);
     if (Status st = s.shape.Validate(); !st.ok()) return error(st.message());
     data.samples.push_back(std::move(s));
   }
@@ -321,12 +326,14 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
 Result<Dataset> LoadTimingData(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(path, ec)) return NotFound(path + ": no such file or directory");
+  if (!fs::exists(path, ec))
+    return NotFound(path + ": no such file or directory");
   if (!fs::is_directory(path, ec)) return LoadTimingCsv(path);
   std::vector<std::string> files;
   for (auto it = fs::recursive_directory_iterator(path, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file() && Lower(it->path().extension().string()) == ".csv") {
+    if (it->is_regular_file() &&
+        Lower(it->path().extension().string()) == ".csv") {
       files.push_back(it->path().string());
     }
   }
@@ -336,7 +343,8 @@ Result<Dataset> LoadTimingData(const std::string& path) {
   Dataset all;
   for (const auto& f : files) {
     FRUGAL_ASSIGN_OR_RETURN(Dataset d, LoadTimingCsv(f));
-    all.samples.insert(all.samples.end(), std::make_move_iterator(d.samples.begin()),
+    all.samples.insert(all.samples.end(),
+                       std::make_move_iterator(d.samples.begin()),
                        std::make_move_iterator(d.samples.end()));
   }
   return all;

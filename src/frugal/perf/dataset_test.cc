@@ -30,10 +30,11 @@ class TimingCsv : public ::testing::Test {
 };
 
 TEST_F(TimingCsv, ReadsNeuSightRowsAndIgnoresProfilerColumns) {
-  std::string p = Write("bmm.csv",
-                        "OPName,Latency,Device,Kernel Name,Grid x,B,M,N,K\n"
-                        "bmm,0.5,Tesla T4,\"void k<4, float>(int, float)\",3,12,128,64,32\n"
-                        "bmm,1.5,Tesla T4,sgemm,1,1,2,3,4\r\n");
+  std::string p =
+      Write("bmm.csv",
+            "OPName,Latency,Device,Kernel Name,Grid x,B,M,N,K\n"
+            "bmm,0.5,Tesla T4,\"void k<4, float>(int, float)\",3,12,128,64,32\n"
+            "bmm,1.5,Tesla T4,sgemm,1,1,2,3,4\r\n");
   Result<Dataset> d = LoadTimingCsv(p);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   ASSERT_EQ(d->samples.size(), 2u);
@@ -49,10 +50,11 @@ TEST_F(TimingCsv, ReadsNeuSightRowsAndIgnoresProfilerColumns) {
 }
 
 TEST_F(TimingCsv, ReadsProfileSchemaWithLatencyInMs) {
-  std::string p = Write("conv.csv",
-                        "OPName,Latency (ms),Device,B,Input_Channel,Output_Channel,"
-                        "Kernel_Size,Input_Size,Stride,Padding\n"
-                        "conv,2.0,NVIDIA H100 80GB HBM3,8,64,128,3,56,1,1\n");
+  std::string p =
+      Write("conv.csv",
+            "OPName,Latency (ms),Device,B,Input_Channel,Output_Channel,"
+            "Kernel_Size,Input_Size,Stride,Padding\n"
+            "conv,2.0,NVIDIA H100 80GB HBM3,8,64,128,3,56,1,1\n");
   Result<Dataset> d = LoadTimingCsv(p);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   const OpShape& s = d->samples[0].shape;
@@ -72,15 +74,22 @@ TEST_F(TimingCsv, MalformedFilesNameFileAndLine) {
   const BadCase cases[] = {
       {"", "bad.csv:1: empty file"},
       {"OPName,Latency,Device,B,H\n", "bad.csv:2: no data rows"},
-      {"OPName,Latency,Device,B,H\nadd,0.1,T4,1,2\nadd,0.1,T4,1\n", "bad.csv:3: 4 fields"},
+      {"OPName,Latency,Device,B,H\nadd,0.1,T4,1,2\nadd,0.1,T4,1\n",
+       "bad.csv:3: 4 fields"},
       {"OPName,Latency,Device,B,H\nadd,-1,T4,1,2\n", "bad.csv:2: latency '-1'"},
-      {"OPName,Latency,Device,B,H\nadd,abc,T4,1,2\n", "bad.csv:2: latency 'abc'"},
+      {"OPName,Latency,Device,B,H\nadd,abc,T4,1,2\n",
+       "bad.csv:2: latency 'abc'"},
       {"OPName,Latency,Device,B,H\nadd,0.1,T4,1,2.5\n", "bad.csv:2: H '2.5'"},
-      {"OPName,Latency,Device,B,H\nfoo,0.1,T4,1,2\n", "bad.csv:2: unknown OPName 'foo'"},
-      {"OPName,Device,B,H\nadd,T4,1,2\n", "bad.csv:1: header lacks the 'Latency (ms)'"},
-      {"OPName,Latency,Device,B\nadd,0.1,T4,1\n", "bad.csv:2: header lacks the 'H' column"},
-      {"OPName,Latency,Device,B,H\nadd,0.1,\"T4,1,2\n", "bad.csv:2: unterminated"},
-      {"OPName,Latency,Device,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,"
+      {"OPName,Latency,Device,B,H\nfoo,0.1,T4,1,2\n",
+       "bad.csv:2: unknown OPName 'foo'"},
+      {"OPName,Device,B,H\nadd,T4,1,2\n",
+       "bad.csv:1: header lacks the 'Latency (ms)'"},
+      {"OPName,Latency,Device,B\nadd,0.1,T4,1\n",
+       "bad.csv:2: header lacks the 'H' column"},
+      {"OPName,Latency,Device,B,H\nadd,0.1,\"T4,1,2\n",
+       "bad.csv:2: unterminated"},
+      {"OPName,Latency,Device,B,Input_Channel,Output_Channel,Kernel_Szie,Input_"
+       "Size,"
        "Stride,Padding\nconv,1,T4,1,3,3,7,5,1,0\n",
        "bad.csv:2: conv: kernel 7 does not fit"},
   };

@@ -48,23 +48,26 @@ using GroupKey = std::pair<int, std::string>;
 // Trains `model` on train and scores it on test; appends the errors to
 // `errors` by (op, GPU).
 Status Score(std::string_view model, const std::vector<TrainRow>& train,
-             const std::vector<const TrainRow*>& test, const TrainOptions& topts,
-             std::map<GroupKey, Errors>* errors) {
+             const std::vector<const TrainRow*>& test,
+             const TrainOptions& topts, std::map<GroupKey, Errors>* errors) {
   std::set<int> ops;
   for (const auto* r : test) ops.insert(static_cast<int>(r->shape.op));
   std::vector<TrainRow> fit_rows;
   for (const auto& r : train) {
     if (ops.count(static_cast<int>(r.shape.op))) fit_rows.push_back(r);
   }
-  Result<std::unique_ptr<OpTimeModel>> m = TrainOpTimeModel(model, fit_rows, topts);
+  Result<std::unique_ptr<OpTimeModel>> m =
+      TrainOpTimeModel(model, fit_rows, topts);
   if (!m.ok()) return m.status();
   std::map<GroupKey, std::vector<const TrainRow*>> groups;
-  for (const auto* r : test) groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
+  for (const auto* r : test)
+    groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
   for (const auto& [key, members] : groups) {
     std::vector<OpShape> shapes;
     for (const auto* r : members) shapes.push_back(r->shape);
     Errors& e = (*errors)[key];
-    Result<std::vector<double>> pred = (*m)->PredictMs(shapes, *members[0]->gpu);
+    Result<std::vector<double>> pred =
+        (*m)->PredictMs(shapes, *members[0]->gpu);
     if (!pred.ok()) {
       if (pred.status().code() == StatusCode::kInternal) return pred.status();
       e.error = pred.status().message();
@@ -79,8 +82,8 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
   return Status::Ok();
 }
 
-void Emit(std::string_view model, const char* split, std::map<GroupKey, Errors> errors,
-          std::vector<EvalRow>* out) {
+void Emit(std::string_view model, const char* split,
+          std::map<GroupKey, Errors> errors, std::vector<EvalRow>* out) {
   std::map<int, Errors> by_op;
   Errors overall;
   for (auto& [key, e] : errors) {
@@ -89,30 +92,29 @@ void Emit(std::string_view model, const char* split, std::map<GroupKey, Errors> 
     agg.failed += e.failed;
     if (!e.error.empty() && agg.error.empty()) agg.error = e.error;
     overall.ape.insert(overall.ape.end(), e.ape.begin(), e.ape.end());
-    overall.failed += e.failed;
   }
   for (auto& [op, agg] : by_op) {
     const char* name = PerfOpName(static_cast<PerfOp>(op));
     for (auto& [key, e] : errors) {
-      if (key.first == op) out->push_back(Summarise(model, split, name, key.second, e));
+      if (key.first == op)
+        out->push_back(Summarise(model, split, name, key.second, e));
     }
-    // A pooled figure only when every GPU could be priced.
-    if (agg.failed > 0 && agg.ape.empty()) {
-      out->push_back(Summarise(model, split, name, "all", agg));
-    } else {
-      if (agg.failed > 0) agg.error.clear();
-      EvalRow r = Summarise(model, split, name, "all", agg);
-      out->push_back(r);
+    // The pooled figure covers the GPUs the model could price.
+    if (!agg.ape.empty()) {
+      agg.error.clear();
+      agg.failed = 0;
     }
+    out->push_back(Summarise(model, split, name, "all", std::move(agg)));
   }
-  if (!overall.ape.empty()) out->push_back(Summarise(model, split, "all", "all", overall));
+  if (!overall.ape.empty())
+    out->push_back(Summarise(model, split, "all", "all", overall));
 }
 
 }  // namespace
 
-Result<std::vector<EvalRow>> EvaluateOpTimeModel(std::string_view model,
-                                                 const std::vector<TrainRow>& rows,
-                                                 const EvalOptions& options) {
+Result<std::vector<EvalRow>> EvaluateOpTimeModel(
+    std::string_view model, const std::vector<TrainRow>& rows,
+    const EvalOptions& options) {
   FRUGAL_RETURN_IF_ERROR(NewOpTimeModel(model).status());
   if (rows.empty()) return InvalidArgument("perf eval: no rows");
   if (!(options.test_fraction > 0 && options.test_fraction < 1)) {
@@ -121,15 +123,18 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(std::string_view model,
   std::vector<EvalRow> out;
   std::map<GroupKey, std::vector<size_t>> groups;
   for (size_t i = 0; i < rows.size(); ++i) {
-    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(i);
+    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(
+        i);
   }
   if (options.random_split) {
     std::vector<bool> is_test(rows.size(), false);
     uint64_t salt = 0;
     for (const auto& [key, idx] : groups) {
       ++salt;
-      std::vector<size_t> order = ShuffledIndices(idx.size(), options.seed * 7919 + salt);
-      auto ntest = static_cast<size_t>(std::llround(options.test_fraction * idx.size()));
+      std::vector<size_t> order =
+          ShuffledIndices(idx.size(), options.seed * 7919 + salt);
+      auto ntest =
+          static_cast<size_t>(std::llround(options.test_fraction * idx.size()));
       for (size_t j = 0; j < ntest; ++j) is_test[idx[order[j]]] = true;
     }
     std::vector<TrainRow> train;
@@ -175,8 +180,11 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(std::string_view model,
 }
 
 nlohmann::json EvalRowToJson(const EvalRow& r) {
-  nlohmann::json j = {{"model", r.model}, {"split", r.split}, {"op", r.op},
-                      {"gpu", r.gpu},     {"n", r.n}};
+  nlohmann::json j = {{"model", r.model},
+                      {"split", r.split},
+                      {"op", r.op},
+                      {"gpu", r.gpu},
+                      {"n", r.n}};
   if (r.error.empty()) {
     j["median_ape_pct"] = r.median_ape_pct;
     j["mean_ape_pct"] = r.mean_ape_pct;

@@ -6,11 +6,10 @@
 #ifndef FRUGAL_PERF_EVAL_H_
 #define FRUGAL_PERF_EVAL_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/base/status.h"
 #include "frugal/perf/op_time_model.h"
@@ -18,11 +17,11 @@
 namespace frugal {
 
 struct EvalOptions {
-  uint64_t seed = 1;            // the random split
-  double test_fraction = 0.2;   // of each (op, GPU) group
+  uint64_t seed = 1;           // the random split
+  double test_fraction = 0.2;  // of each (op, GPU) group
   bool random_split = true;
   bool leave_one_gpu_out = true;
-  TrainOptions train;           // for every fit
+  TrainOptions train;  // for every fit
 };
 
 // One line of the table. gpu "all" pools every GPU of the op; op "all"
@@ -35,17 +34,18 @@ struct EvalRow {
   int64_t n = 0;              // test rows
   double median_ape_pct = 0;  // valid when error is empty
   double mean_ape_pct = 0;
-  std::string error;          // why the model could not predict these rows
+  std::string error;  // why the model could not predict these rows
 };
 
 // Evaluates the registry model `model` on `rows` (ResolveRows output).
 // Rows come out in a fixed order: split, op (enum order, then "all"), GPU
 // (name order, then "all").
-Result<std::vector<EvalRow>> EvaluateOpTimeModel(std::string_view model,
-                                                 const std::vector<TrainRow>& rows,
-                                                 const EvalOptions& options);
+Result<std::vector<EvalRow>> EvaluateOpTimeModel(
+    std::string_view model, const std::vector<TrainRow>& rows,
+    const EvalOptions& options);
 
-// {"rows": [{model, split, op, gpu, n, median_ape_pct, mean_ape_pct[, error]}]}.
+// {"rows": [{model, split, op, gpu, n, median_ape_pct, mean_ape_pct[,
+// error]}]}.
 nlohmann::json EvalRowToJson(const EvalRow& row);
 
 }  // namespace frugal

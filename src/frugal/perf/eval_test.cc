@@ -7,7 +7,8 @@ namespace {
 
 const Catalog& TheCatalog() {
   static const Catalog* c = [] {
-    Result<Catalog> r = LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
+    Result<Catalog> r =
+        LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return new Catalog(r.ok() ? *r : Catalog());
   }();
@@ -34,7 +35,8 @@ std::vector<TrainRow> RooflineRows() {
 }
 
 TEST(Evaluate, PerfectModelScoresZero) {
-  Result<std::vector<EvalRow>> r = EvaluateOpTimeModel("roofline", RooflineRows(), {});
+  Result<std::vector<EvalRow>> r =
+      EvaluateOpTimeModel("roofline", RooflineRows(), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // Per split: 2 ops x (2 GPUs + all) + overall.
   ASSERT_EQ(r->size(), 2u * (2 * 3 + 1));
@@ -54,7 +56,8 @@ TEST(Evaluate, PerfectModelScoresZero) {
 TEST(Evaluate, CeerCannotDoLeaveOneGpuOut) {
   EvalOptions o;
   o.random_split = false;
-  Result<std::vector<EvalRow>> r = EvaluateOpTimeModel("ceer", RooflineRows(), o);
+  Result<std::vector<EvalRow>> r =
+      EvaluateOpTimeModel("ceer", RooflineRows(), o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->empty());
   for (const EvalRow& row : *r) {

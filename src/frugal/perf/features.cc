@@ -1,10 +1,10 @@
 #include "frugal/perf/features.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace frugal {
 namespace {
@@ -50,12 +50,18 @@ Gemm GemmOf(const OpShape& s) {
 
 double ElementwiseFlops(PerfOp op) {
   switch (op) {
-    case PerfOp::kSoftmax: return 5;
-    case PerfOp::kLayerNorm: return 8;
-    case PerfOp::kGelu: return 10;
-    case PerfOp::kTanh: return 5;
-    case PerfOp::kPow: return 4;
-    default: return 1;
+    case PerfOp::kSoftmax:
+      return 5;
+    case PerfOp::kLayerNorm:
+      return 8;
+    case PerfOp::kGelu:
+      return 10;
+    case PerfOp::kTanh:
+      return 5;
+    case PerfOp::kPow:
+      return 4;
+    default:
+      return 1;
   }
 }
 
@@ -82,7 +88,8 @@ int64_t AttrAt(const Op& op, const char* name, size_t i, int64_t def) {
 }
 
 int64_t GeoMean(int64_t a, int64_t b) {
-  return std::max<int64_t>(1, std::llround(std::sqrt(static_cast<double>(a) * b)));
+  return std::max<int64_t>(1,
+                           std::llround(std::sqrt(static_cast<double>(a) * b)));
 }
 
 OpQuery NoShape(std::string why) {
@@ -93,7 +100,8 @@ OpQuery NoShape(std::string why) {
 
 OpQuery WithShape(OpShape s, std::string basis, int64_t repeat = 1) {
   if (!s.Validate().ok()) {
-    return NoShape("shape outside the measured op types (" + s.ToString() + ")");
+    return NoShape("shape outside the measured op types (" + s.ToString() +
+                   ")");
   }
   OpQuery q;
   q.shape = s;
@@ -104,21 +112,33 @@ OpQuery WithShape(OpShape s, std::string basis, int64_t repeat = 1) {
 
 std::optional<PerfOp> ElementwiseOp(OpKind kind) {
   switch (kind) {
-    case OpKind::kAdd: case OpKind::kSub: return PerfOp::kAdd;
-    case OpKind::kMul: return PerfOp::kMul;
-    case OpKind::kDiv: return PerfOp::kDiv;
-    case OpKind::kPow: return PerfOp::kPow;
-    case OpKind::kRelu: return PerfOp::kRelu;
-    case OpKind::kGelu: case OpKind::kGeluTanh: return PerfOp::kGelu;
-    case OpKind::kTanh: return PerfOp::kTanh;
-    default: return std::nullopt;
+    case OpKind::kAdd:
+    case OpKind::kSub:
+      return PerfOp::kAdd;
+    case OpKind::kMul:
+      return PerfOp::kMul;
+    case OpKind::kDiv:
+      return PerfOp::kDiv;
+    case OpKind::kPow:
+      return PerfOp::kPow;
+    case OpKind::kRelu:
+      return PerfOp::kRelu;
+    case OpKind::kGelu:
+    case OpKind::kGeluTanh:
+      return PerfOp::kGelu;
+    case OpKind::kTanh:
+      return PerfOp::kTanh;
+    default:
+      return std::nullopt;
   }
 }
 
 OpQuery ConvQuery(const Op& op) {
   const bool backward = op.phase == Phase::kBackward;
-  if (op.attrs.GetInt("group", 1) != 1) return NoShape("grouped conv: no measurements");
-  if (AttrAt(op, "dilations", 0, 1) != 1) return NoShape("dilated conv: no measurements");
+  if (op.attrs.GetInt("group", 1) != 1)
+    return NoShape("grouped conv: no measurements");
+  if (AttrAt(op, "dilations", 0, 1) != 1)
+    return NoShape("dilated conv: no measurements");
   const int64_t stride = AttrAt(op, "strides", 0, 1);
   const int64_t pad = AttrAt(op, "pads", 0, 0);
   OpShape s;
@@ -139,7 +159,8 @@ OpQuery ConvQuery(const Op& op) {
     s.padding = pad;
     return WithShape(s, "conv");
   }
-  if (op.inputs.empty() || op.outputs.empty() || op.inputs[0].shape.size() != 4) {
+  if (op.inputs.empty() || op.outputs.empty() ||
+      op.inputs[0].shape.size() != 4) {
     return NoShape("conv gradient that is not 2-D: no measurements");
   }
   const auto& dy = op.inputs[0].shape;  // [N, O, Ho, Wo]
@@ -150,7 +171,8 @@ OpQuery ConvQuery(const Op& op) {
     for (size_t i = 1; i < op.inputs.size(); ++i) {
       if (op.inputs[i].shape.size() == 4) x = &op.inputs[i];
     }
-    if (dw.size() != 4 || !x) return NoShape("conv weight gradient without shapes");
+    if (dw.size() != 4 || !x)
+      return NoShape("conv weight gradient without shapes");
     s.b = x->shape[0];
     s.in_channels = x->shape[1];
     s.image = GeoMean(x->shape[2], x->shape[3]);
@@ -178,7 +200,8 @@ OpQuery ConvQuery(const Op& op) {
 }
 
 OpQuery MatMulQuery(const Op& op) {
-  if (op.inputs.empty() || op.outputs.empty()) return NoShape("matmul without shapes");
+  if (op.inputs.empty() || op.outputs.empty())
+    return NoShape("matmul without shapes");
   OpShape s;
   s.op = PerfOp::kLinear;
   if (op.phase != Phase::kBackward) {
@@ -191,10 +214,11 @@ OpQuery MatMulQuery(const Op& op) {
     s.k = k;
     return WithShape(s, "linear");
   }
-  auto [dy_rows, n] = RowsCols(op.inputs[0]);  // dY [.., N]
+  const int64_t n = RowsCols(op.inputs[0]).second;  // dY [.., N]
   if (op.grad == GradRole::kWeight) {
     // dW[K, N] = X^T[K, M] . dY[M, N]
-    if (op.inputs.size() < 2) return NoShape("matmul weight gradient without input");
+    if (op.inputs.size() < 2)
+      return NoShape("matmul weight gradient without input");
     auto [m, k] = RowsCols(op.inputs[1]);
     s.m = k;
     s.n = n;
@@ -206,7 +230,6 @@ OpQuery MatMulQuery(const Op& op) {
   s.m = m;
   s.n = k;
   s.k = n;
-  (void)dy_rows;
   return WithShape(s, "linear data gradient dY.W^T");
 }
 
@@ -220,7 +243,8 @@ OpQuery BatchMatMulQuery(const Op& op) {
   s.m = out[out.size() - 2];
   s.n = out.back();
   s.b = (s.m > 0 && s.n > 0) ? Elems(op.outputs[0]) / (s.m * s.n) : 0;
-  if (op.phase != Phase::kBackward && !op.inputs.empty() && !op.inputs[0].shape.empty()) {
+  if (op.phase != Phase::kBackward && !op.inputs.empty() &&
+      !op.inputs[0].shape.empty()) {
     s.k = op.inputs[0].shape.back();
     return WithShape(s, "bmm");
   }
@@ -235,10 +259,12 @@ OpQuery BatchMatMulQuery(const Op& op) {
 
 Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
   if (!gpu.fp32_tflops || *gpu.fp32_tflops <= 0) {
-    return InvalidArgument("GPU " + gpu.name + " has no fp32_tflops in the catalog");
+    return InvalidArgument("GPU " + gpu.name +
+                           " has no fp32_tflops in the catalog");
   }
   if (gpu.mem_bw_gbps <= 0) {
-    return InvalidArgument("GPU " + gpu.name + " has no mem_bw_gbps in the catalog");
+    return InvalidArgument("GPU " + gpu.name +
+                           " has no mem_bw_gbps in the catalog");
   }
   GpuFeatures f;
   f.name = gpu.name;
@@ -247,8 +273,9 @@ Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
   f.clock_mhz = gpu.boost_clock_mhz ? *gpu.boost_clock_mhz : 1500;
   // FP32 peak = 2 FLOPs x cores/SM x SMs x clock; 128 cores/SM since Maxwell
   // (64 on P100, V100, T4, A100, whose catalog entries state SMs).
-  f.sm_count = gpu.sm_count ? *gpu.sm_count
-                            : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
+  f.sm_count = gpu.sm_count
+                   ? *gpu.sm_count
+                   : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
   f.l2_bytes = gpu.l2_mib ? *gpu.l2_mib * 1024 * 1024 : 0;
   return f;
 }
@@ -277,7 +304,10 @@ OpWork WorkOf(const OpShape& s) {
       w.output_elems = b * s.m * s.n;
       w.flops = 2 * w.output_elems * s.k;
       break;
-    case PerfOp::kAdd: case PerfOp::kMul: case PerfOp::kDiv: case PerfOp::kPow:
+    case PerfOp::kAdd:
+    case PerfOp::kMul:
+    case PerfOp::kDiv:
+    case PerfOp::kPow:
       w.input_elems = 2 * b * s.h;
       w.output_elems = b * s.h;
       w.flops = ElementwiseFlops(s.op) * w.output_elems;
@@ -306,12 +336,24 @@ double RooflineMs(const OpShape& shape, const GpuFeatures& gpu) {
 
 const std::vector<std::string>& FeatureNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {
-        "log2_roofline_us", "log2_compute_us", "log2_memory_us",
-        "log2_flops", "log2_bytes", "log2_intensity", "log2_intensity_over_ridge",
-        "log2_bytes_over_l2", "log2_b", "log2_gemm_m", "log2_gemm_n",
-        "log2_gemm_k", "kernel", "stride", "padding", "log2_image",
-        "log2_out_size", "log2_cycles_per_sm"};
+    std::vector<std::string> n = {"log2_roofline_us",
+                                  "log2_compute_us",
+                                  "log2_memory_us",
+                                  "log2_flops",
+                                  "log2_bytes",
+                                  "log2_intensity",
+                                  "log2_intensity_over_ridge",
+                                  "log2_bytes_over_l2",
+                                  "log2_b",
+                                  "log2_gemm_m",
+                                  "log2_gemm_n",
+                                  "log2_gemm_k",
+                                  "kernel",
+                                  "stride",
+                                  "padding",
+                                  "log2_image",
+                                  "log2_out_size",
+                                  "log2_cycles_per_sm"};
     for (const char* t : {"128x128", "128x64", "64x64", "32x128"}) {
       n.push_back(std::string("log2_waves_") + t);
       n.push_back(std::string("wave_eff_") + t);
@@ -332,16 +374,26 @@ std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
   const double sms = std::max(gpu.sm_count, 1.0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> f = {
-      L2(std::max(compute_us, memory_us)), L2(compute_us), L2(memory_us),
-      L2(w.flops), L2(w.bytes), L2(w.flops / w.bytes),
+      L2(std::max(compute_us, memory_us)),
+      L2(compute_us),
+      L2(memory_us),
+      L2(w.flops),
+      L2(w.bytes),
+      L2(w.flops / w.bytes),
       L2((w.flops / w.bytes) / (gpu.peak_flops / gpu.mem_bw_bps)),
       gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan,
-      L2(static_cast<double>(s.b)), L2(g.m), L2(g.n), L2(g.k),
-      static_cast<double>(s.kernel), static_cast<double>(s.stride),
-      static_cast<double>(s.padding), L2(static_cast<double>(s.image)),
+      L2(static_cast<double>(s.b)),
+      L2(g.m),
+      L2(g.n),
+      L2(g.k),
+      static_cast<double>(s.kernel),
+      static_cast<double>(s.stride),
+      static_cast<double>(s.padding),
+      L2(static_cast<double>(s.image)),
       L2(static_cast<double>(s.ConvOutSize())),
       L2(w.flops / (sms * gpu.clock_mhz * 1e6))};
-  const std::pair<double, double> tiles[] = {{128, 128}, {128, 64}, {64, 64}, {32, 128}};
+  const std::pair<double, double> tiles[] = {
+      {128, 128}, {128, 64}, {64, 64}, {32, 128}};
   for (auto [tm, tn] : tiles) {
     double t = g.batch * CeilDiv(g.m, tm) * CeilDiv(g.n, tn);
     f.push_back(L2(t / sms));
@@ -349,9 +401,11 @@ std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
     f.push_back(g.m * g.n / (CeilDiv(g.m, tm) * tm * CeilDiv(g.n, tn) * tn));
   }
   const double elems = w.output_elems;
-  auto k_like = static_cast<int64_t>(s.op == PerfOp::kConv ? s.in_channels : s.k);
-  auto n_like = static_cast<int64_t>(
-      s.op == PerfOp::kConv ? s.out_channels : (IsHeavyPerfOp(s.op) ? s.n : s.h));
+  auto k_like =
+      static_cast<int64_t>(s.op == PerfOp::kConv ? s.in_channels : s.k);
+  auto n_like = static_cast<int64_t>(s.op == PerfOp::kConv
+                                         ? s.out_channels
+                                         : (IsHeavyPerfOp(s.op) ? s.n : s.h));
   f.push_back(k_like % 4 == 0 ? 1 : 0);
   f.push_back(n_like % 4 == 0 ? 1 : 0);
   f.push_back(L2(elems / sms));
@@ -375,7 +429,8 @@ OpQuery QueryForOp(const Op& op) {
     case OpKind::kSoftmax:
     case OpKind::kLayerNorm: {
       if (op.phase == Phase::kBackward) {
-        q = NoShape(std::string(OpKindName(op.kind)) + " backward: no measurements");
+        q = NoShape(std::string(OpKindName(op.kind)) +
+                    " backward: no measurements");
         break;
       }
       if (op.inputs.empty()) {
@@ -384,7 +439,8 @@ OpQuery QueryForOp(const Op& op) {
       }
       auto [rows, cols] = RowsCols(op.inputs[0]);
       OpShape s;
-      s.op = op.kind == OpKind::kSoftmax ? PerfOp::kSoftmax : PerfOp::kLayerNorm;
+      s.op =
+          op.kind == OpKind::kSoftmax ? PerfOp::kSoftmax : PerfOp::kLayerNorm;
       s.b = rows;
       s.h = cols;
       q = WithShape(s, PerfOpName(s.op));

@@ -19,12 +19,12 @@ namespace frugal {
 
 // The catalog figures the models use, in base units.
 struct GpuFeatures {
-  std::string name;          // canonical catalog name
-  double peak_flops = 0;     // FP32 FLOP/s on CUDA cores
-  double mem_bw_bps = 0;     // bytes/s
-  double sm_count = 0;       // imputed from FLOP/s and clock when absent
-  double l2_bytes = 0;       // 0 when the catalog does not state it
-  double clock_mhz = 0;      // imputed (1500) when absent
+  std::string name;       // canonical catalog name
+  double peak_flops = 0;  // FP32 FLOP/s on CUDA cores
+  double mem_bw_bps = 0;  // bytes/s
+  double sm_count = 0;    // imputed from FLOP/s and clock when absent
+  double l2_bytes = 0;    // 0 when the catalog does not state it
+  double clock_mhz = 0;   // imputed (1500) when absent
 };
 
 // InvalidArgument naming the GPU when it has no fp32_tflops figure.
@@ -36,7 +36,7 @@ struct OpWork {
   double input_elems = 0;   // activation inputs
   double weight_elems = 0;  // conv / linear weights
   double output_elems = 0;
-  double bytes = 0;         // 4 * (inputs + weights + outputs)
+  double bytes = 0;  // 4 * (inputs + weights + outputs)
 };
 OpWork WorkOf(const OpShape& shape);
 
@@ -51,10 +51,12 @@ double RooflineMs(const OpShape& shape, const GpuFeatures& gpu);
 // The learned model's features of (shape, gpu); the same length and order
 // for every op type. GPU figures enter only relative to the op (times on
 // the roofline, waves of tiles over SMs, bytes over L2): absolute figures
-// let trees memorise the five measured GPUs and transfer worse to others. FeatureNames() names them; kFeatureVersion changes
-// whenever either changes, and saved models record it.
+// let trees memorise the five measured GPUs and transfer worse to others.
+// FeatureNames() names them; kFeatureVersion changes whenever either changes,
+// and saved models record it.
 inline constexpr int kFeatureVersion = 2;
-std::vector<float> LearnedFeatures(const OpShape& shape, const GpuFeatures& gpu);
+std::vector<float> LearnedFeatures(const OpShape& shape,
+                                   const GpuFeatures& gpu);
 const std::vector<std::string>& FeatureNames();
 
 // How a graph op maps onto measured op shapes.

@@ -13,8 +13,8 @@ namespace {
 GpuSpec FakeGpu() {
   GpuSpec g;
   g.name = "FAKE";
-  g.mem_bw_gbps = 100;   // 1e11 B/s
-  g.fp32_tflops = 10;    // 1e13 FLOP/s
+  g.mem_bw_gbps = 100;  // 1e11 B/s
+  g.fp32_tflops = 10;   // 1e13 FLOP/s
   g.sm_count = 40;
   g.l2_mib = 4;
   g.boost_clock_mhz = 1500;
@@ -22,8 +22,14 @@ GpuSpec FakeGpu() {
 }
 
 TEST(OpWork, CountsFlopsAndElements) {
-  OpShape conv{.op = PerfOp::kConv, .b = 2, .in_channels = 3, .out_channels = 4,
-               .kernel = 3, .image = 8, .stride = 1, .padding = 1};
+  OpShape conv{.op = PerfOp::kConv,
+               .b = 2,
+               .in_channels = 3,
+               .out_channels = 4,
+               .kernel = 3,
+               .image = 8,
+               .stride = 1,
+               .padding = 1};
   OpWork w = WorkOf(conv);
   EXPECT_DOUBLE_EQ(w.flops, 2.0 * 2 * 4 * 8 * 8 * 3 * 3 * 3);
   EXPECT_DOUBLE_EQ(w.weight_elems, 4 * 3 * 3 * 3);
@@ -42,10 +48,11 @@ TEST(Roofline, IsTheSlowerOfComputeAndMemoryPlusLaunch) {
   Result<GpuFeatures> g = GpuFeaturesOf(FakeGpu());
   ASSERT_TRUE(g.ok());
   OpShape add{.op = PerfOp::kAdd, .b = 1000, .h = 1000};  // 12 MB, memory-bound
-  EXPECT_NEAR(RooflineMs(add, *g), 1e3 * 12e6 / 1e11 + kLaunchOverheadMs, 1e-12);
+  EXPECT_NEAR(RooflineMs(add, *g), 1e3 * 12e6 / 1e11 + kLaunchOverheadMs,
+              1e-12);
   OpShape lin{.op = PerfOp::kLinear, .m = 4096, .n = 4096, .k = 4096};
-  EXPECT_NEAR(RooflineMs(lin, *g), 1e3 * 2.0 * 4096 * 4096 * 4096 / 1e13 + kLaunchOverheadMs,
-              1e-9);
+  EXPECT_NEAR(RooflineMs(lin, *g),
+              1e3 * 2.0 * 4096 * 4096 * 4096 / 1e13 + kLaunchOverheadMs, 1e-9);
 }
 
 TEST(GpuFeatures, ImputesSmsAndNeedsFp32) {
@@ -63,12 +70,17 @@ TEST(GpuFeatures, ImputesSmsAndNeedsFp32) {
 TEST(LearnedFeatures, SameLengthForEveryOp) {
   Result<GpuFeatures> g = GpuFeaturesOf(FakeGpu());
   ASSERT_TRUE(g.ok());
-  const OpShape shapes[] = {
-      {.op = PerfOp::kConv, .b = 1, .in_channels = 3, .out_channels = 8, .kernel = 3,
-       .image = 32, .stride = 2, .padding = 1},
-      {.op = PerfOp::kLinear, .m = 7, .n = 9, .k = 11},
-      {.op = PerfOp::kSoftmax, .b = 4, .h = 1000},
-      {.op = PerfOp::kTanh, .b = 1, .h = 1}};
+  const OpShape shapes[] = {{.op = PerfOp::kConv,
+                             .b = 1,
+                             .in_channels = 3,
+                             .out_channels = 8,
+                             .kernel = 3,
+                             .image = 32,
+                             .stride = 2,
+                             .padding = 1},
+                            {.op = PerfOp::kLinear, .m = 7, .n = 9, .k = 11},
+                            {.op = PerfOp::kSoftmax, .b = 4, .h = 1000},
+                            {.op = PerfOp::kTanh, .b = 1, .h = 1}};
   for (const auto& s : shapes) {
     std::vector<float> f = LearnedFeatures(s, *g);
     EXPECT_EQ(f.size(), FeatureNames().size()) << s.ToString();
@@ -83,10 +95,12 @@ Op MakeOp(const std::string& name, OpKind kind) {
 }
 
 TensorInfo Act(const std::string& name, std::vector<int64_t> shape) {
-  return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kActivation};
+  return TensorInfo{name, DType::kFloat32, std::move(shape),
+                    TensorRole::kActivation};
 }
 TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
-  return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kParameter};
+  return TensorInfo{name, DType::kFloat32, std::move(shape),
+                    TensorRole::kParameter};
 }
 
 // x[2,3,16,16] -> conv 8x3x3 s2 p1 -> relu -> flatten -> linear 512->10
@@ -122,7 +136,8 @@ OpGraph SmallNet() {
   ex.outputs = {Act("e", {2, 1, 5})};
   int ids[8];
   int i = 0;
-  for (Op* op : {&conv, &relu, &flat, &fc, &rs, &bmm, &sm, &ex}) ids[i++] = g.AddOp(*op);
+  for (Op* op : {&conv, &relu, &flat, &fc, &rs, &bmm, &sm, &ex})
+    ids[i++] = g.AddOp(*op);
   const char* tensors[] = {"c", "r", "f", "y", "y3", "z", "p"};
   for (int j = 0; j + 1 < 8; ++j) g.AddEdge(ids[j], ids[j + 1], 4, tensors[j]);
   EXPECT_TRUE(FinalizeForwardCosts(g).ok());
@@ -158,7 +173,8 @@ TEST(QueryForOp, GradientsOfProductsKeepTheirFlops) {
     OpQuery q = QueryForOp(op);
     if (CategoryOf(op.kind) == OpCategory::kCompute) {
       ASSERT_TRUE(q.shape) << op.name << ": " << q.basis;
-      EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
+      EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1)
+          << op.name;
       ++products;
     } else if (op.kind == OpKind::kRelu) {
       ASSERT_TRUE(q.shape);

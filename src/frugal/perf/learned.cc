@@ -7,13 +7,13 @@
 // percentile of an op's times on a GPU: launch and timing overhead) is kept
 // per trained GPU; an unseen GPU gets the median over the trained ones,
 // since no catalog figure predicts it.
+#include <fmt/format.h>
+#include <xgboost/c_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
-
-#include <fmt/format.h>
-#include <xgboost/c_api.h>
 
 #include "frugal/perf/op_time_model.h"
 
@@ -78,13 +78,15 @@ class LearnedModel final : public OpTimeModel {
  public:
   const char* name() const override { return "learned"; }
 
-  Status Train(const std::vector<TrainRow>& all_rows, const TrainOptions& options) override {
+  Status Train(const std::vector<TrainRow>& all_rows,
+               const TrainOptions& options) override {
     boosters_.clear();
     floors_.clear();
     default_floor_.clear();
     {
       std::map<std::pair<PerfOp, std::string>, std::vector<double>> lat;
-      for (const auto& r : all_rows) lat[{r.shape.op, r.gpu->name}].push_back(r.latency_ms);
+      for (const auto& r : all_rows)
+        lat[{r.shape.op, r.gpu->name}].push_back(r.latency_ms);
       std::map<PerfOp, std::vector<double>> per_op;
       for (const auto& [key, v] : lat) {
         double f = FloorOf(v);
@@ -102,7 +104,8 @@ class LearnedModel final : public OpTimeModel {
     for (auto& [op, members] : by_op) {
       std::vector<const TrainRow*> above;
       for (const auto* r : members) {
-        if (r->latency_ms > kAboveFloor * floors_[op][r->gpu->name]) above.push_back(r);
+        if (r->latency_ms > kAboveFloor * floors_[op][r->gpu->name])
+          above.push_back(r);
       }
       if (above.size() >= 50) members = std::move(above);
       const size_t nf = FeatureNames().size();
@@ -118,13 +121,15 @@ class LearnedModel final : public OpTimeModel {
         std::vector<float> f = LearnedFeatures(r->shape, it->second);
         x.insert(x.end(), f.begin(), f.end());
         OpWork w = WorkOf(r->shape);
-        y.push_back(static_cast<float>(
-            std::log(r->latency_ms / RooflineCoreMs(w.flops, w.bytes, it->second))));
+        y.push_back(static_cast<float>(std::log(
+            r->latency_ms / RooflineCoreMs(w.flops, w.bytes, it->second))));
       }
       Matrix m;
-      FRUGAL_XGB(XGDMatrixCreateFromMat(x.data(), members.size(), nf, NAN, m.out()),
-                 "creating training matrix");
-      FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()), "setting labels");
+      FRUGAL_XGB(
+          XGDMatrixCreateFromMat(x.data(), members.size(), nf, NAN, m.out()),
+          "creating training matrix");
+      FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
+                 "setting labels");
       auto b = std::make_unique<Booster>();
       DMatrixHandle mats[] = {m.get()};
       FRUGAL_XGB(XGBoosterCreate(mats, 1, b->out()), "creating booster");
@@ -142,7 +147,8 @@ class LearnedModel final : public OpTimeModel {
           {"verbosity", "0"},
       };
       for (const auto& [k, v] : params) {
-        FRUGAL_XGB(XGBoosterSetParam(b->get(), k, v.c_str()), "setting parameters");
+        FRUGAL_XGB(XGBoosterSetParam(b->get(), k, v.c_str()),
+                   "setting parameters");
       }
       for (int it = 0; it < options.rounds; ++it) {
         FRUGAL_XGB(XGBoosterUpdateOneIter(b->get(), it, m.get()), "training");
@@ -154,7 +160,8 @@ class LearnedModel final : public OpTimeModel {
 
   Result<std::vector<double>> PredictMs(std::span<const OpShape> shapes,
                                         const GpuSpec& gpu) const override {
-    if (boosters_.empty()) return FailedPrecondition("learned model is not trained");
+    if (boosters_.empty())
+      return FailedPrecondition("learned model is not trained");
     FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
     std::vector<double> out(shapes.size(), 0.0);
     std::map<PerfOp, std::vector<size_t>> by_op;
@@ -164,7 +171,8 @@ class LearnedModel final : public OpTimeModel {
     for (const auto& [op, idx] : by_op) {
       auto b = boosters_.find(op);
       if (b == boosters_.end()) {
-        return NotFound(fmt::format("learned model was not trained on {}", PerfOpName(op)));
+        return NotFound(
+            fmt::format("learned model was not trained on {}", PerfOpName(op)));
       }
       std::vector<float> x;
       x.reserve(idx.size() * nf);
@@ -177,13 +185,15 @@ class LearnedModel final : public OpTimeModel {
                  "creating prediction matrix");
       bst_ulong len = 0;
       const float* pred = nullptr;
-      FRUGAL_XGB(XGBoosterPredict(b->second->get(), m.get(), 0, 0, 0, &len, &pred),
-                 "predicting");
+      FRUGAL_XGB(
+          XGBoosterPredict(b->second->get(), m.get(), 0, 0, 0, &len, &pred),
+          "predicting");
       if (len != idx.size()) return Internal("xgboost: wrong prediction count");
       const double floor = FloorFor(op, gpu.name);
       for (size_t j = 0; j < idx.size(); ++j) {
         OpWork w = WorkOf(shapes[idx[j]]);
-        double t = RooflineCoreMs(w.flops, w.bytes, g) * std::exp(static_cast<double>(pred[j]));
+        double t = RooflineCoreMs(w.flops, w.bytes, g) *
+                   std::exp(static_cast<double>(pred[j]));
         out[idx[j]] = std::max(floor, t);
       }
     }
@@ -195,8 +205,10 @@ class LearnedModel final : public OpTimeModel {
     for (const auto& [op, b] : boosters_) {
       bst_ulong len = 0;
       const char* buf = nullptr;
-      const char* config = binary ? R"({"format": "ubj"})" : R"({"format": "json"})";
-      if (XGBoosterSaveModelToBuffer(b->get(), config, &len, &buf) != 0) continue;
+      const char* config =
+          binary ? R"({"format": "ubj"})" : R"({"format": "json"})";
+      if (XGBoosterSaveModelToBuffer(b->get(), config, &len, &buf) != 0)
+        continue;
       if (binary) {
         boosters[PerfOpName(op)] = nlohmann::json::binary(
             std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(buf),
@@ -207,7 +219,8 @@ class LearnedModel final : public OpTimeModel {
     }
     nlohmann::json floors = nlohmann::json::object();
     for (const auto& [op, by_gpu] : floors_) {
-      floors[PerfOpName(op)] = {{"gpus", by_gpu}, {"default", default_floor_.at(op)}};
+      floors[PerfOpName(op)] = {{"gpus", by_gpu},
+                                {"default", default_floor_.at(op)}};
     }
     return {{"target", "ln(latency_ms / roofline_core_ms) above the floor"},
             {"prediction", "max(floor_ms, roofline_core_ms * exp(tree))"},
@@ -223,39 +236,49 @@ class LearnedModel final : public OpTimeModel {
     try {
       for (const auto& [name, f] : j.at("floors_ms").items()) {
         PerfOp op;
-        if (!ParsePerfOp(name, &op)) return InvalidArgument("learned: unknown op '" + name + "'");
+        if (!ParsePerfOp(name, &op))
+          return InvalidArgument("learned: unknown op '" + name + "'");
         default_floor_[op] = f.at("default").get<double>();
         floors_[op] = f.at("gpus").get<std::map<std::string, double>>();
       }
     } catch (const nlohmann::json::exception& e) {
-      return InvalidArgument(std::string("learned: malformed floors: ") + e.what());
+      return InvalidArgument(std::string("learned: malformed floors: ") +
+                             e.what());
     }
-    if (!j.contains("boosters") || !j["boosters"].is_object() || j["boosters"].empty()) {
+    if (!j.contains("boosters") || !j["boosters"].is_object() ||
+        j["boosters"].empty()) {
       return InvalidArgument("learned: state has no boosters");
     }
-    if (j.contains("features") && j["features"] != nlohmann::json(FeatureNames())) {
+    if (j.contains("features") &&
+        j["features"] != nlohmann::json(FeatureNames())) {
       return InvalidArgument("learned: feature names differ from this build's");
     }
     for (const auto& [name, blob] : j["boosters"].items()) {
       PerfOp op;
-      if (!ParsePerfOp(name, &op)) return InvalidArgument("learned: unknown op '" + name + "'");
+      if (!ParsePerfOp(name, &op))
+        return InvalidArgument("learned: unknown op '" + name + "'");
       std::string bytes;
       if (blob.is_binary()) {
         bytes.assign(blob.get_binary().begin(), blob.get_binary().end());
       } else if (blob.is_object()) {
         bytes = blob.dump();
       } else if (blob.is_array()) {  // UBJSON readers may give bytes as numbers
-        for (const auto& v : blob) bytes.push_back(static_cast<char>(v.get<int>()));
+        for (const auto& v : blob)
+          bytes.push_back(static_cast<char>(v.get<int>()));
       } else {
-        return InvalidArgument("learned: booster '" + name + "' is not a model");
+        return InvalidArgument("learned: booster '" + name +
+                               "' is not a model");
       }
       auto b = std::make_unique<Booster>();
       FRUGAL_XGB(XGBoosterCreate(nullptr, 0, b->out()), "creating booster");
-      FRUGAL_XGB(XGBoosterLoadModelFromBuffer(b->get(), bytes.data(), bytes.size()),
-                 "loading booster");
-      FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread", std::to_string(threads_).c_str()),
+      FRUGAL_XGB(
+          XGBoosterLoadModelFromBuffer(b->get(), bytes.data(), bytes.size()),
+          "loading booster");
+      FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread",
+                                   std::to_string(threads_).c_str()),
                  "setting threads");
-      if (!default_floor_.count(op)) return InvalidArgument("learned: no floor for " + name);
+      if (!default_floor_.count(op))
+        return InvalidArgument("learned: no floor for " + name);
       boosters_[op] = std::move(b);
     }
     return Status::Ok();
@@ -275,7 +298,7 @@ class LearnedModel final : public OpTimeModel {
   }
 
   std::map<PerfOp, std::map<std::string, double>> floors_;  // ms, by GPU
-  std::map<PerfOp, double> default_floor_;                   // ms
+  std::map<PerfOp, double> default_floor_;                  // ms
   int threads_ = 2;
   std::map<PerfOp, std::unique_ptr<Booster>> boosters_;
   mutable std::mutex mu_;  // XGBoost prediction on one booster is serialised
@@ -283,6 +306,8 @@ class LearnedModel final : public OpTimeModel {
 
 }  // namespace
 
-std::unique_ptr<OpTimeModel> NewLearnedModel() { return std::make_unique<LearnedModel>(); }
+std::unique_ptr<OpTimeModel> NewLearnedModel() {
+  return std::make_unique<LearnedModel>();
+}
 
 }  // namespace frugal

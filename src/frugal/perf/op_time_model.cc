@@ -1,10 +1,10 @@
 #include "frugal/perf/op_time_model.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "frugal/base/file_io.h"
 
@@ -12,11 +12,17 @@ namespace frugal {
 namespace {
 
 constexpr RegistryRow<OpTimeModelFactory> kOpTimeModels[] = {
-    {"roofline", "analytic max(FLOPs/peak, bytes/bandwidth) + launch overhead, catalog specs only",
+    {"roofline",
+     "analytic max(FLOPs/peak, bytes/bandwidth) + launch overhead, catalog "
+     "specs only",
      &NewRooflineModel},
-    {"ceer", "Ceer: per (op, GPU) regression on input sizes (conv, linear, bmm), median otherwise; measured GPUs only",
+    {"ceer",
+     "Ceer: per (op, GPU) regression on input sizes (conv, linear, bmm), "
+     "median otherwise; measured GPUs only",
      &NewCeerModel},
-    {"learned", "XGBoost trees on op + GPU-spec features, predicts unseen GPUs from catalog specs",
+    {"learned",
+     "XGBoost trees on op + GPU-spec features, predicts unseen GPUs from "
+     "catalog specs",
      &NewLearnedModel},
 };
 
@@ -28,7 +34,8 @@ bool IsFile(const std::string& path) {
 }
 
 std::string DataDir() {
-  if (const char* d = std::getenv("FRUGAL_DATA_DIR"); d != nullptr && *d) return d;
+  if (const char* d = std::getenv("FRUGAL_DATA_DIR"); d != nullptr && *d)
+    return d;
   return std::string(FRUGAL_SOURCE_ROOT) + "/data";
 }
 
@@ -41,13 +48,14 @@ std::span<const RegistryRow<OpTimeModelFactory>> OpTimeModels() {
 Result<std::unique_ptr<OpTimeModel>> NewOpTimeModel(std::string_view name) {
   const auto* row = FindRow(OpTimeModels(), name);
   if (!row) {
-    return NotFound(fmt::format("unknown op-time model '{}' (expected {})", name,
-                                RowNames(OpTimeModels())));
+    return NotFound(fmt::format("unknown op-time model '{}' (expected {})",
+                                name, RowNames(OpTimeModels())));
   }
   return row->factory();
 }
 
-Result<std::vector<TrainRow>> ResolveRows(const Dataset& data, const Catalog& catalog) {
+Result<std::vector<TrainRow>> ResolveRows(const Dataset& data,
+                                          const Catalog& catalog) {
   std::map<std::string, const GpuSpec*> cache;
   std::vector<TrainRow> rows;
   rows.reserve(data.samples.size());
@@ -67,7 +75,8 @@ std::vector<TrainRow> Subsample(const std::vector<TrainRow>& rows,
   if (options.max_rows_per_group <= 0) return rows;
   std::map<std::pair<int, std::string>, std::vector<size_t>> groups;
   for (size_t i = 0; i < rows.size(); ++i) {
-    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(i);
+    groups[{static_cast<int>(rows[i].shape.op), rows[i].gpu->name}].push_back(
+        i);
   }
   std::vector<bool> keep(rows.size(), false);
   uint64_t salt = 0;
@@ -77,8 +86,10 @@ std::vector<TrainRow> Subsample(const std::vector<TrainRow>& rows,
       for (size_t i : idx) keep[i] = true;
       continue;
     }
-    std::vector<size_t> order = ShuffledIndices(idx.size(), options.seed * 1000003 + salt);
-    for (int64_t j = 0; j < options.max_rows_per_group; ++j) keep[idx[order[j]]] = true;
+    std::vector<size_t> order =
+        ShuffledIndices(idx.size(), options.seed * 1000003 + salt);
+    for (int64_t j = 0; j < options.max_rows_per_group; ++j)
+      keep[idx[order[j]]] = true;
   }
   std::vector<TrainRow> out;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -87,10 +98,11 @@ std::vector<TrainRow> Subsample(const std::vector<TrainRow>& rows,
   return out;
 }
 
-Result<std::unique_ptr<OpTimeModel>> TrainOpTimeModel(std::string_view name,
-                                                      const std::vector<TrainRow>& rows,
-                                                      const TrainOptions& options) {
-  FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<OpTimeModel> model, NewOpTimeModel(name));
+Result<std::unique_ptr<OpTimeModel>> TrainOpTimeModel(
+    std::string_view name, const std::vector<TrainRow>& rows,
+    const TrainOptions& options) {
+  FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<OpTimeModel> model,
+                          NewOpTimeModel(name));
   FRUGAL_RETURN_IF_ERROR(model->Train(rows, options));
   return model;
 }
@@ -129,12 +141,14 @@ Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
     return InvalidArgument(path + ": perf model lacks 'model' or 'state'");
   }
   if (j.value("feature_version", -1) != kFeatureVersion) {
-    return InvalidArgument(fmt::format(
-        "{}: perf model has feature version {}, this frugal uses {}; retrain it "
-        "with `frugal perf train`",
-        path, j.value("feature_version", -1), kFeatureVersion));
+    return InvalidArgument(
+        fmt::format("{}: perf model has feature version {}, this frugal uses "
+                    "{}; retrain it "
+                    "with `frugal perf train`",
+                    path, j.value("feature_version", -1), kFeatureVersion));
   }
-  Result<std::unique_ptr<OpTimeModel>> model = NewOpTimeModel(j["model"].get<std::string>());
+  Result<std::unique_ptr<OpTimeModel>> model =
+      NewOpTimeModel(j["model"].get<std::string>());
   if (!model.ok()) return model.status().WithPrefix(path);
   Status st = (*model)->FromJson(j["state"]);
   if (!st.ok()) return st.WithPrefix(path);
@@ -142,7 +156,8 @@ Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
 }
 
 std::string DefaultOpTimeModelPath() {
-  if (const char* p = std::getenv("FRUGAL_PERF_MODEL"); p != nullptr && *p) return p;
+  if (const char* p = std::getenv("FRUGAL_PERF_MODEL"); p != nullptr && *p)
+    return p;
   return DataDir() + "/perf/learned.ubj";
 }
 
@@ -153,8 +168,8 @@ Result<std::unique_ptr<OpTimeModel>> OpenOpTimeModel(const std::string& spec) {
     if (std::string_view(row->name) == "roofline") return row->factory();
     return LoadOpTimeModel(DataDir() + "/perf/" + row->name + ".ubj");
   }
-  return NotFound(fmt::format("{}: no such perf model file or model name ({})", spec,
-                              RowNames(OpTimeModels())));
+  return NotFound(fmt::format("{}: no such perf model file or model name ({})",
+                              spec, RowNames(OpTimeModels())));
 }
 
 Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
@@ -164,8 +179,9 @@ Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
   p.basis = q.basis;
   if (q.shape) {
     OpShape s = *q.shape;
-    FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t,
-                            model.PredictMs(std::span<const OpShape>(&s, 1), gpu));
+    FRUGAL_ASSIGN_OR_RETURN(
+        std::vector<double> t,
+        model.PredictMs(std::span<const OpShape>(&s, 1), gpu));
     p.time_ms = t[0] * static_cast<double>(q.repeat);
     return p;
   }

@@ -18,12 +18,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/base/registry.h"
 #include "frugal/base/status.h"
@@ -36,13 +35,13 @@ namespace frugal {
 
 struct TrainOptions {
   uint64_t seed = 1;  // subsampling and tree randomness
-  int threads = 2;    // XGBoost threads; results do not depend on it
+  int threads = 2;    // XGBoost threads; same seed and threads, same model
   // Most rows used per (op type, GPU); 0 = all. Default 3000 keeps training the
   // learned model on the full data set under a minute on two cores.
   int64_t max_rows_per_group = 3000;
-  int rounds = 120;     // learned: boosting rounds per op type
-  int max_depth = 6;    // learned
-  double eta = 0.1;     // learned
+  int rounds = 120;   // learned: boosting rounds per op type
+  int max_depth = 6;  // learned
+  double eta = 0.1;   // learned
 };
 
 // A training sample resolved against the catalog.
@@ -67,8 +66,8 @@ class OpTimeModel {
   // Predicted time of one launch of `shape` on `gpu`, ms, for each shape.
   // REQUIRES: shapes valid. FailedPrecondition when untrained; NotFound
   // when the model cannot price this GPU (ceer: no measurements).
-  virtual Result<std::vector<double>> PredictMs(
-      std::span<const OpShape> shapes, const GpuSpec& gpu) const = 0;
+  virtual Result<std::vector<double>> PredictMs(std::span<const OpShape> shapes,
+                                                const GpuSpec& gpu) const = 0;
 
   // The model's state as JSON; `binary` allows binary blobs (for UBJSON).
   virtual nlohmann::json ToJson(bool binary) const = 0;
@@ -90,7 +89,8 @@ Result<std::unique_ptr<OpTimeModel>> NewOpTimeModel(std::string_view name);
 
 // Resolves every sample's Device through the catalog. NotFound naming the
 // device and some catalog GPUs when one is unknown.
-Result<std::vector<TrainRow>> ResolveRows(const Dataset& data, const Catalog& catalog);
+Result<std::vector<TrainRow>> ResolveRows(const Dataset& data,
+                                          const Catalog& catalog);
 
 // Keeps at most options.max_rows_per_group rows per (op, GPU), chosen by a
 // seeded shuffle; order of the kept rows is the input order.

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "frugal/base/file_io.h"
 
@@ -17,7 +19,8 @@ namespace fs = std::filesystem;
 
 const Catalog& TheCatalog() {
   static const Catalog* c = [] {
-    Result<Catalog> r = LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
+    Result<Catalog> r =
+        LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return new Catalog(r.ok() ? *r : Catalog());
   }();
@@ -113,7 +116,8 @@ class OpTimeModelConformance : public ::testing::TestWithParam<std::string> {
   }
   std::string TempPath(const std::string& ext) {
     return (fs::temp_directory_path() /
-            ("frugal_perf_model_" + GetParam() + "_" + std::to_string(::getpid()) + ext))
+            ("frugal_perf_model_" + GetParam() + "_" +
+             std::to_string(::getpid()) + ext))
         .string();
   }
 };
@@ -147,9 +151,11 @@ TEST_P(OpTimeModelConformance, SaveLoadRoundTripsBothFormats) {
     fs::remove(path);
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ((*back)->name(), GetParam());
-    std::vector<double> got = *(*back)->PredictMs(Probe(), Gpu("V100-PCIE-32GB"));
+    std::vector<double> got =
+        *(*back)->PredictMs(Probe(), Gpu("V100-PCIE-32GB"));
     ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6 * want[i]) << ext;
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-6 * want[i]) << ext;
   }
 }
 
@@ -176,7 +182,8 @@ TEST(OpTimeModels, RegistryListsThreeModels) {
   EXPECT_EQ(RowNames(OpTimeModels()), "roofline, ceer, learned");
   Result<std::unique_ptr<OpTimeModel>> m = NewOpTimeModel("magic");
   EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(m.status().message().find("roofline, ceer, learned"), std::string::npos);
+  EXPECT_NE(m.status().message().find("roofline, ceer, learned"),
+            std::string::npos);
 }
 
 TEST(CeerModel, RefusesGpusWithoutMeasurements) {
@@ -198,7 +205,8 @@ TEST(CeerModel, FitsLinearTimesOfHeavyOpsExactly) {
   }
   auto m = Must(TrainOpTimeModel("ceer", rows, FastOptions()));
   OpShape s = ShapeFor(PerfOp::kLinear, 77);
-  EXPECT_NEAR((*m->PredictMs({&s, 1}, g))[0], 0.01 + 2e-9 * WorkOf(s).flops, 1e-6);
+  EXPECT_NEAR((*m->PredictMs({&s, 1}, g))[0], 0.01 + 2e-9 * WorkOf(s).flops,
+              1e-6);
 }
 
 TEST(LearnedModel, PricesGpusItHasNotSeen) {
@@ -216,17 +224,21 @@ TEST(LearnedModel, PricesGpusItHasNotSeen) {
 }
 
 TEST(LoadOpTimeModel, RejectsOtherFiles) {
-  std::string path = (fs::temp_directory_path() / "frugal_perf_bad_model.json").string();
+  std::string path =
+      (fs::temp_directory_path() / "frugal_perf_bad_model.json").string();
   ASSERT_TRUE(WriteStringToFile(path, R"({"format": "something-else"})").ok());
   Result<std::unique_ptr<OpTimeModel>> m = LoadOpTimeModel(path);
   EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(m.status().message().find(path), std::string::npos);
-  ASSERT_TRUE(WriteStringToFile(path, R"({"format": "frugal-perf-model", "model": "roofline",
-      "feature_version": 0, "state": {}})").ok());
+  ASSERT_TRUE(WriteStringToFile(
+                  path, R"({"format": "frugal-perf-model", "model": "roofline",
+      "feature_version": 0, "state": {}})")
+                  .ok());
   m = LoadOpTimeModel(path);
   EXPECT_NE(m.status().message().find("feature version"), std::string::npos);
   ASSERT_TRUE(WriteStringToFile(path, "\x01\x02garbage").ok());
-  EXPECT_EQ(LoadOpTimeModel(path).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadOpTimeModel(path).status().code(),
+            StatusCode::kInvalidArgument);
   fs::remove(path);
   EXPECT_EQ(LoadOpTimeModel(path).status().code(), StatusCode::kNotFound);
 }
@@ -262,7 +274,8 @@ TEST(PredictOp, CeerErrorsAreNotHiddenByTheFallback) {
   Op relu = MakeOp("relu", OpKind::kRelu);
   relu.inputs = {TensorInfo{"x", DType::kFloat32, {8, 8}}};
   relu.outputs = {TensorInfo{"y", DType::kFloat32, {8, 8}}};
-  EXPECT_EQ(PredictOp(*m, relu, Gpu("H100")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PredictOp(*m, relu, Gpu("H100")).status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST(BundledModel, LoadsAndPredictsIfPresent) {
@@ -272,6 +285,49 @@ TEST(BundledModel, LoadsAndPredictsIfPresent) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   Result<std::vector<double>> t = (*m)->PredictMs(Probe(), Gpu("H100"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
+}
+
+}  // namespace
+}  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// A regression guard on the shipped model (trained on all the shared data,
+// so this is in-sample): median error per op type on a seeded sample.
+TEST(BundledModel, FitsTheSharedTimings) {
+  std::string model_path =
+      std::string(FRUGAL_SOURCE_ROOT) + "/data/perf/learned.ubj";
+  std::string data_path = DefaultTimingDataPath();
+  if (!fs::exists(model_path) || !fs::exists(data_path)) GTEST_SKIP();
+  Result<std::unique_ptr<OpTimeModel>> m = LoadOpTimeModel(model_path);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Result<Dataset> data = LoadTimingData(data_path);
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  Result<std::vector<TrainRow>> rows = ResolveRows(*data, TheCatalog());
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  TrainOptions sample;
+  sample.max_rows_per_group = 100;
+  sample.seed = 99;
+  std::map<std::pair<PerfOp, std::string>, std::vector<const TrainRow*>> groups;
+  std::vector<TrainRow> kept = Subsample(*rows, sample);
+  for (const auto& r : kept) groups[{r.shape.op, r.gpu->name}].push_back(&r);
+  std::map<PerfOp, std::vector<double>> ape;
+  for (const auto& [key, members] : groups) {
+    std::vector<OpShape> shapes;
+    for (const auto* r : members) shapes.push_back(r->shape);
+    Result<std::vector<double>> t = (*m)->PredictMs(shapes, *members[0]->gpu);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    for (size_t i = 0; i < members.size(); ++i) {
+      ape[key.first].push_back(std::abs((*t)[i] / members[i]->latency_ms - 1));
+    }
+  }
+  ASSERT_EQ(ape.size(), static_cast<size_t>(kNumPerfOps));
+  for (auto& [op, v] : ape) {
+    std::sort(v.begin(), v.end());
+    EXPECT_LT(v[v.size() / 2], IsHeavyPerfOp(op) ? 0.15 : 0.10)
+        << PerfOpName(op);
+  }
 }
 
 }  // namespace
