@@ -1,4 +1,101 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal cache`. Usage: cli_cache_test.sh FRUGAL_BINARY
+# Runs from the repository root. Exits 1 on the first failed check.
 set -u
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_error RC NEEDLE ARGS...: exit code RC, exactly one stderr line that
+# contains NEEDLE, nothing on stdout.
+expect_error() {
+  local rc="$1" needle="$2"; shift 2
+  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
+  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
+  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
+}
+
+py() { python3 -c "$@"; }
+
+# Bad input: one line naming the file / record, exit 1.
+expect_error 1 "nonexistent.bin: no such file" cache simulate nonexistent.bin
+expect_error 1 "bad_truncated.bin: truncated oracleGeneral trace" cache simulate testdata/cache/bad_truncated.bin
+expect_error 1 "bad_unsorted.csv: record 3: time 10 us is before" cache simulate testdata/cache/bad_unsorted.csv
+expect_error 1 "bad_negative_size.csv: record 2: negative size -5" cache simulate testdata/cache/bad_negative_size.csv
+expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv --size 0
+expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv --size 0%
+expect_error 1 "bad cache size 'lots'" cache simulate testdata/cache/tiny.csv --size lots
+expect_error 1 "unknown policy 'mru'" cache simulate testdata/cache/tiny.csv --policy mru
+expect_error 1 "unknown trace format 'parquet'" cache simulate testdata/cache/tiny.csv --format parquet
+expect_error 1 "unknown preset 'video'" cache gen --preset video -o "$TMP/x.frt"
+expect_error 1 "--days must be in 1..365" cache gen --days 0 -o "$TMP/x.frt"
+head -c 100 /dev/urandom > "$TMP/garbage.frt"
+expect_error 1 "garbage.frt" cache simulate "$TMP/garbage.frt"
+
+# Usage errors exit 2; --help exits 0.
+"$FRUGAL" cache >/dev/null 2>&1; [ $? -eq 2 ] || fail "bare 'cache' should exit 2"
+"$FRUGAL" cache simulate >/dev/null 2>&1; [ $? -eq 2 ] || fail "'cache simulate' without TRACE should exit 2"
+"$FRUGAL" cache simulate --help >/dev/null 2>&1 || fail "--help should exit 0"
+
+# Reads of unknown files are skipped and counted, not fatal.
+"$FRUGAL" cache info testdata/cache/unknown_reads.csv --json >"$TMP/info.json" || fail "cache info"
+py 'import json,sys; s=json.load(open(sys.argv[1]))["skipped"]; assert s=={"unknown_reads":2,"unknown_deletes":1,"unknown_renames":1}, s' "$TMP/info.json" ||
+  fail "info skipped counts"
+
+# list shows the one policy table.
+"$FRUGAL" cache list >"$TMP/list.txt" || fail "cache list"
+for p in fifo lru lfu arc s3fifo sieve gdsf wtinylfu lrb belady smartcache image text join; do
+  grep -q "^  $p " "$TMP/list.txt" || fail "cache list lacks $p"
+done
+
+# JSON fields and the SVG.
+"$FRUGAL" cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --policy all \
+  --size 1%,10% --json --svg "$TMP/curve.svg" --threads 2 >"$TMP/sim.json" || fail "simulate --json"
+py '
+import json,sys
+j=json.load(open(sys.argv[1]))
+r=j["results"]
+assert len(r)==22, len(r)
+for x in r:
+  for k in ("policy","cache_bytes","miss_ratio","byte_miss_ratio","pipeline_speedup","bytes_written_to_cache"):
+    assert k in x, k
+  assert 0<=x["miss_ratio"]<=1 and 0<=x["byte_miss_ratio"]<=1
+' "$TMP/sim.json" || fail "simulate --json fields"
+grep -q "<svg" "$TMP/curve.svg" || fail "--svg wrote no SVG"
+grep -q "smartcache" "$TMP/curve.svg" || fail "SVG lacks a policy line"
+
+# Same input and seed: same output, byte for byte.
+"$FRUGAL" cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --policy all \
+  --size 1%,10% --json --threads 1 >"$TMP/sim1.json" || fail "simulate threads 1"
+cmp -s "$TMP/sim.json" "$TMP/sim1.json" || fail "results depend on --threads"
+
+# gen writes a trace the simulator reads, deterministically, in both formats.
+"$FRUGAL" cache gen --preset text --pipelines 1 --days 2 --scale 0.01 -o "$TMP/a.frt" 2>/dev/null || fail "gen"
+"$FRUGAL" cache gen --preset text --pipelines 1 --days 2 --scale 0.01 -o "$TMP/b.frt" 2>/dev/null || fail "gen 2"
+cmp -s "$TMP/a.frt" "$TMP/b.frt" || fail "gen is not deterministic"
+"$FRUGAL" cache gen --preset text --pipelines 1 --days 2 --scale 0.01 -o "$TMP/a.csv" 2>/dev/null || fail "gen csv"
+"$FRUGAL" cache simulate "$TMP/a.frt" --policy lru,belady --size 5% --json >"$TMP/g1.json" || fail "simulate frt"
+"$FRUGAL" cache simulate "$TMP/a.csv" --policy lru,belady --size 5% --json >"$TMP/g2.json" || fail "simulate csv"
+py '
+import json,sys
+a=json.load(open(sys.argv[1]))["results"]; b=json.load(open(sys.argv[2]))["results"]
+assert [x["byte_miss_ratio"] for x in a]==[x["byte_miss_ratio"] for x in b]
+assert a[1]["byte_miss_ratio"]<=a[0]["byte_miss_ratio"]+1e-9, "belady worse than lru"
+' "$TMP/g1.json" "$TMP/g2.json" || fail "frt and csv disagree"
+
+# Human table.
+"$FRUGAL" cache simulate testdata/cache/tiny.csv --policy lru --size 100% >"$TMP/t.txt" || fail "table"
+grep -q "^lru .* 0.2857 " "$TMP/t.txt" || fail "tiny.csv lru miss ratio: $(cat "$TMP/t.txt")"
+
+# The libCacheSim reference on cloudphysics (when the shared data is there).
+CP=../shared/data/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin
+if [ -f "$CP" ]; then
+  "$FRUGAL" cache simulate "$CP" --policy lru --size 10% --json >"$TMP/cp.json" || fail "cloudphysics"
+  py 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert round(r["miss_ratio"],4)==0.8097 and round(r["byte_miss_ratio"],4)==0.9518, r' \
+    "$TMP/cp.json" || fail "cloudphysics lru 10% does not match the reference"
+fi
 exit 0

@@ -1,5 +1,271 @@
-// Placeholder until the cache module lands.
+// `frugal cache simulate|gen|info|speed|list`: simulate cache policies on I/O
+// traces, generate Beam-like pipeline traces, describe a trace, list the
+// policies, presets and trace formats (SmartCache).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli_util.h"
+#include "frugal/base/file_io.h"
+#include "frugal/base/units.h"
+#include "frugal/cache/generator.h"
+#include "frugal/cache/policy_registry.h"
+#include "frugal/cache/request_trace.h"
+#include "frugal/cache/simulator.h"
+#include "frugal/cache/svg_plot.h"
+#include "frugal/cache/trace_writer.h"
 #include "verbs.h"
+
 namespace frugal::cli {
-void SetupCache(CLI::App& sub, int* exit_code) { (void)sub; (void)exit_code; }
+namespace {
+
+using namespace frugal::cache;  // NOLINT: one module per file here
+
+struct SimulateArgs {
+  std::string trace;
+  std::string format = "auto";
+  std::string policy = "lru";
+  std::string size = "1%,5%,10%";
+  std::string svg;
+  bool json = false;
+  int threads = 0;
+  uint64_t seed = 1;
+  ThroughputOptions throughput;
+};
+
+nlohmann::json TraceJson(const RequestTrace& t) {
+  return {{"trace", t.source},
+          {"records", t.records},
+          {"objects", t.objects.size()},
+          {"reads", t.reads},
+          {"read_bytes", t.read_bytes},
+          {"written_bytes", t.written_bytes},
+          {"footprint_bytes", t.footprint_bytes},
+          {"skipped",
+           {{"unknown_reads", t.skipped.unknown_reads},
+            {"unknown_deletes", t.skipped.unknown_deletes},
+            {"unknown_renames", t.skipped.unknown_renames}}}};
+}
+
+int RunSimulate(const SimulateArgs& a) {
+  if (a.threads < 0) return ReportError(InvalidArgument("--threads must be >= 0"));
+  Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
+  if (!t.ok()) return ReportError(t.status());
+  Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  SimulationOptions o;
+  o.policies.clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = a.policy.find(',', start);
+    o.policies.push_back(a.policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  o.cache_bytes = *sizes;
+  o.threads = a.threads;
+  o.seed = a.seed;
+  o.throughput = a.throughput;
+  Result<std::vector<SimulationResult>> res = Simulate(*t, o);
+  if (!res.ok()) return ReportError(res.status());
+  if (!a.svg.empty()) {
+    Status st = WriteStringToFile(a.svg, MissRatioCurvesSvg(*res, "miss-ratio curves: " + a.trace));
+    if (!st.ok()) return ReportError(st);
+  }
+  if (a.json) {
+    nlohmann::json j = TraceJson(*t);
+    j["results"] = nlohmann::json::array();
+    for (const auto& r : *res) j["results"].push_back(ResultToJson(r));
+    PrintJson(j);
+    return 0;
+  }
+  std::string out = fmt::format("trace {}: {} reads, {} objects, footprint {}\n", a.trace, t->reads,
+                                t->objects.size(), HumanBytes(static_cast<double>(t->footprint_bytes)));
+  if (t->skipped.total() > 0) {
+    out += fmt::format("skipped {} records of unknown files (reads {}, deletes {}, renames {})\n",
+                       t->skipped.total(), t->skipped.unknown_reads, t->skipped.unknown_deletes,
+                       t->skipped.unknown_renames);
+  }
+  out += fmt::format("{:<11} {:>12} {:>8} {:>10} {:>10} {:>14} {:>9}\n", "policy", "cache", "of fp",
+                     "miss", "byte miss", "to cache", "speed-up");
+  for (const auto& r : *res) {
+    out += fmt::format("{:<11} {:>12} {:>7.2f}% {:>10.4f} {:>10.4f} {:>14} {:>8.3f}x\n", r.policy,
+                       HumanBytes(static_cast<double>(r.cache_bytes)), 100 * r.cache_fraction,
+                       r.miss_ratio, r.byte_miss_ratio,
+                       HumanBytes(static_cast<double>(r.bytes_written_to_cache)), r.pipeline_speedup);
+    if (r.report.is_object() && r.report.contains("lifetime_within_2x") &&
+        r.report["lifetime_within_2x"].is_number() && r.report["reuse_accuracy"].is_number()) {
+      out += fmt::format("{:<11} model: lifetime within 2x {:.1f}%, reuse predicted right {:.1f}%, {} retrains\n",
+                         "", 100 * r.report["lifetime_within_2x"].get<double>(),
+                         100 * r.report["reuse_accuracy"].get<double>(),
+                         r.report["retrains"].get<int64_t>());
+    }
+  }
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+struct GenArgs {
+  GeneratorOptions o;
+  std::string out;
+  std::string format = "auto";
+};
+
+int RunGen(const GenArgs& a) {
+  Result<std::vector<TraceEvent>> ev = GenerateTrace(a.o);
+  if (!ev.ok()) return ReportError(ev.status());
+  Result<std::unique_ptr<TraceWriter>> w = CreateTraceWriter(a.out, a.format);
+  if (!w.ok()) return ReportError(w.status());
+  for (const TraceEvent& e : *ev) {
+    Status st = (*w)->Write(e);
+    if (!st.ok()) return ReportError(st);
+  }
+  Status st = (*w)->Close();
+  if (!st.ok()) return ReportError(st);
+  std::fprintf(stderr, "wrote %s: %zu events (preset %s, %d pipelines, %d days, seed %llu)\n",
+               a.out.c_str(), ev->size(), a.o.preset.c_str(), a.o.pipelines, a.o.days,
+               static_cast<unsigned long long>(a.o.seed));
+  return 0;
+}
+
+int RunInfo(const std::string& trace, const std::string& format, bool json) {
+  Result<RequestTrace> t = LoadRequestTrace(trace, format);
+  if (!t.ok()) return ReportError(t.status());
+  nlohmann::json j = TraceJson(*t);
+  if (json) {
+    PrintJson(j);
+    return 0;
+  }
+  std::string out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "skipped") continue;
+    out += fmt::format("{:<16} {}\n", it.key(), it.value().is_string() ? it.value().get<std::string>()
+                                                                        : it.value().dump());
+  }
+  out += fmt::format("{:<16} {} unknown reads, {} unknown deletes, {} unknown renames\n", "skipped",
+                     t->skipped.unknown_reads, t->skipped.unknown_deletes, t->skipped.unknown_renames);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+// Times SimulateOne on one thread (the trace is loaded once, outside the
+// clock); reports the best of `repeat` passes.
+int RunSpeed(const SimulateArgs& a, int repeat) {
+  if (repeat < 1) return ReportError(InvalidArgument("--repeat must be >= 1"));
+  Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
+  if (!t.ok()) return ReportError(t.status());
+  Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  SimulationOptions o;
+  double best = 1e300;
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<SimulationResult> r = SimulateOne(*t, a.policy, sizes->front(), o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!r.ok()) return ReportError(r.status());
+    best = std::min(best, s);
+  }
+  const double rate = static_cast<double>(t->requests.size()) / best;
+  if (a.json) {
+    PrintJson({{"trace", a.trace}, {"policy", a.policy}, {"cache_bytes", sizes->front()},
+               {"requests", t->requests.size()}, {"best_seconds", best}, {"repeat", repeat},
+               {"requests_per_second", rate}});
+  } else {
+    std::fputs(fmt::format("{} on {}: {} requests in {:.4f} s (best of {}): {:.1f} M requests/s on one core\n",
+                           a.policy, a.trace, t->requests.size(), best, repeat, rate / 1e6)
+                   .c_str(),
+               stdout);
+  }
+  return 0;
+}
+
+int RunList(bool json) {
+  if (json) {
+    nlohmann::json j = {{"policies", nlohmann::json::array()},
+                        {"presets", nlohmann::json::array()},
+                        {"formats", nlohmann::json::array()}};
+    for (const auto& r : Policies()) {
+      j["policies"].push_back({{"name", r.name}, {"help", r.help}, {"offline", IsOfflinePolicy(r.name)}});
+    }
+    for (const auto& r : Presets()) j["presets"].push_back({{"name", r.name}, {"help", r.help}});
+    for (const auto& r : TraceFormats()) j["formats"].push_back({{"name", r.name}, {"help", r.help}});
+    PrintJson(j);
+    return 0;
+  }
+  std::string out = "policies:\n";
+  for (const auto& r : Policies()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
+  out += "presets (cache gen --preset):\n";
+  for (const auto& r : Presets()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
+  out += "trace formats (--format):\n";
+  for (const auto& r : TraceFormats()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+void SetupCache(CLI::App& sub, int* exit_code) {
+  sub.require_subcommand(1);
+
+  auto sa = std::make_shared<SimulateArgs>();
+  CLI::App* sim = sub.add_subcommand("simulate", "Simulate cache policies on a trace");
+  sim->add_option("TRACE", sa->trace, "Trace: .frt (frugal binary), .csv, or oracleGeneral .bin")->required();
+  sim->add_option("--policy", sa->policy, "Policy name, comma-separated names, or all")->capture_default_str();
+  sim->add_option("--size", sa->size, "Cache sizes: percentages of the footprint or bytes (512MiB)")
+      ->capture_default_str();
+  sim->add_option("--format", sa->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
+  sim->add_flag("--json", sa->json, "Machine-readable output");
+  sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
+  sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")->capture_default_str();
+  sim->add_option("--seed", sa->seed, "Seed for randomised and learned policies")->capture_default_str();
+  sim->add_option("--remote-gbps", sa->throughput.remote_gbps, "Remote storage bandwidth, GB/s")
+      ->capture_default_str();
+  sim->add_option("--cache-gbps", sa->throughput.cache_gbps, "Cache tier bandwidth, GB/s")->capture_default_str();
+  sim->add_option("--compute-gbps", sa->throughput.compute_gbps, "Pipeline compute rate, GB/s of input")
+      ->capture_default_str();
+  sim->callback([sa, exit_code] { *exit_code = RunSimulate(*sa); });
+
+  auto ga = std::make_shared<GenArgs>();
+  CLI::App* gen = sub.add_subcommand("gen", "Generate a Beam-like pipeline I/O trace");
+  gen->add_option("--preset", ga->o.preset, "Preset: image, text, join")->capture_default_str();
+  gen->add_option("-o,--out", ga->out, "Output trace (.frt binary or .csv)")->required();
+  gen->add_option("--format", ga->format, "Output format: auto, frugal, csv")->capture_default_str();
+  gen->add_option("--pipelines", ga->o.pipelines, "Pipelines running each day")->capture_default_str();
+  gen->add_option("--days", ga->o.days, "Daily re-runs")->capture_default_str();
+  gen->add_option("--scale", ga->o.scale, "Multiplier of every file size")->capture_default_str();
+  gen->add_option("--straggler-prob", ga->o.straggler_prob, "Chance a worker is a straggler")
+      ->capture_default_str();
+  gen->add_option("--retry-prob", ga->o.retry_prob, "Chance an output bundle is retried")->capture_default_str();
+  gen->add_option("--seed", ga->o.seed, "Random seed")->capture_default_str();
+  gen->callback([ga, exit_code] { *exit_code = RunGen(*ga); });
+
+  auto ia = std::make_shared<SimulateArgs>();
+  CLI::App* info = sub.add_subcommand("info", "Counts, footprint and skipped records of a trace");
+  info->add_option("TRACE", ia->trace, "Trace file")->required();
+  info->add_option("--format", ia->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
+  info->add_flag("--json", ia->json, "Machine-readable output");
+  info->callback([ia, exit_code] { *exit_code = RunInfo(ia->trace, ia->format, ia->json); });
+
+  auto pa = std::make_shared<SimulateArgs>();
+  auto repeat = std::make_shared<int>(10);
+  pa->size = "10%";
+  CLI::App* speed = sub.add_subcommand("speed", "Time one policy's simulation on one core (requests/s)");
+  speed->add_option("TRACE", pa->trace, "Trace file")->required();
+  speed->add_option("--policy", pa->policy, "Policy name")->capture_default_str();
+  speed->add_option("--size", pa->size, "Cache size (the first of a list)")->capture_default_str();
+  speed->add_option("--format", pa->format, "Trace format")->capture_default_str();
+  speed->add_option("--repeat", *repeat, "Passes; the best is reported")->capture_default_str();
+  speed->add_flag("--json", pa->json, "Machine-readable output");
+  speed->callback([pa, repeat, exit_code] { *exit_code = RunSpeed(*pa, *repeat); });
+
+  auto list_json = std::make_shared<bool>(false);
+  CLI::App* list = sub.add_subcommand("list", "List policies, generator presets and trace formats");
+  list->add_flag("--json", *list_json, "Machine-readable output");
+  list->callback([list_json, exit_code] { *exit_code = RunList(*list_json); });
+}
+
 }  // namespace frugal::cli

@@ -1,0 +1,220 @@
+#include "frugal/cache/generator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace frugal::cache {
+namespace {
+
+// splitmix64: the same stream on every platform and standard library.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+  int64_t Below(int64_t n) { return static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
+
+ private:
+  uint64_t s_;
+};
+
+struct File {
+  std::string path;
+  int64_t size = 0;
+};
+
+class Generator {
+ public:
+  Generator(const GeneratorOptions& o, PipelineShape shape)
+      : o_(o), shape_(std::move(shape)), rng_(o.seed * 0x2545F4914F6CDD1Dull + 17) {}
+
+  std::vector<TraceEvent> Run() {
+    std::vector<std::vector<File>> outputs(o_.pipelines);
+    for (int day = 0; day < o_.days; ++day) {
+      for (int p = 0; p < o_.pipelines; ++p) {
+        const int64_t start_us = (static_cast<int64_t>(day) * 86400 + p * o_.stagger_s) * 1000000 +
+                                 rng_.Below(600) * 1000000;
+        RunPipeline(p, day, start_us, &outputs[p]);
+      }
+    }
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const TraceEvent& a, const TraceEvent& b) { return a.time_us < b.time_us; });
+    return std::move(events_);
+  }
+
+ private:
+  int64_t Scaled(int64_t bytes) const {
+    return std::max<int64_t>(1, std::llround(static_cast<double>(bytes) * o_.scale));
+  }
+  int64_t DurationUs(int64_t bytes, double mbps) {
+    double s = static_cast<double>(bytes) / (mbps * 1e6);
+    if (rng_.Uniform() < o_.straggler_prob) s *= 2.0 + 2.0 * rng_.Uniform();
+    s *= 0.9 + 0.2 * rng_.Uniform();
+    return std::max<int64_t>(1000000, static_cast<int64_t>(s * 1e6));
+  }
+  void Emit(int64_t t, EventKind kind, const std::string& path, int64_t offset, int64_t length,
+            int64_t size, int p, int stage, int worker, const std::string& new_path = "") {
+    TraceEvent e;
+    e.time_us = t;
+    e.kind = kind;
+    e.path = path;
+    e.new_path = new_path;
+    e.offset = offset;
+    e.length = length;
+    e.size = size;
+    e.pipeline = p;
+    e.stage = stage;
+    e.worker = worker;
+    events_.push_back(std::move(e));
+  }
+  std::string Hex() { return fmt::format("{:016x}", rng_.Next()); }
+
+  // Reads `slices` (path, offset, length, file size) evenly over [t, t + dur).
+  struct Slice {
+    std::string path;
+    int64_t offset, length, size;
+  };
+  void ReadSlices(const std::vector<Slice>& slices, int64_t t, int64_t dur, int p, int stage,
+                  int worker) {
+    std::vector<Slice> chunks;
+    for (const Slice& s : slices) {
+      for (int64_t off = 0; off < s.length; off += shape_.read_chunk_bytes) {
+        chunks.push_back({s.path, s.offset + off, std::min(shape_.read_chunk_bytes, s.length - off),
+                          s.size});
+      }
+    }
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const int64_t at = t + dur * static_cast<int64_t>(i) / static_cast<int64_t>(chunks.size());
+      Emit(at, EventKind::kRead, chunks[i].path, chunks[i].offset, chunks[i].length, chunks[i].size,
+           p, stage, worker);
+    }
+  }
+
+  void RunPipeline(int p, int day, int64_t t, std::vector<File>* outputs) {
+    const int W = shape_.workers;
+    const std::string root = fmt::format("{}/p{}", o_.preset, p);
+    // Stage 0 input: the raw shards, the same every day.
+    std::vector<std::vector<Slice>> input(W);
+    int i = 0;
+    for (const RawInput& in : shape_.inputs) {
+      for (int k = 0; k < in.shards; ++k, ++i) {
+        const int64_t size = Scaled(in.shard_bytes);
+        input[i % W].push_back({fmt::format("/data/{}/{}/part-{:05d}-of-{:05d}.{}", root, in.name,
+                                            k, in.shards, in.ext),
+                                0, size, size});
+      }
+    }
+    const int stages = static_cast<int>(shape_.shuffle_ratios.size());
+    const std::string run = fmt::format("run-{}-{}", day, Hex().substr(0, 8));
+    std::vector<File> shuffle_prev;
+    for (int s = 0; s <= stages; ++s) {
+      if (s > 0) {
+        input.assign(W, {});
+        for (int r = 0; r < W; ++r) {
+          for (const File& f : shuffle_prev) {
+            const int64_t a = f.size * r / W, b = f.size * (r + 1) / W;
+            if (b > a) input[r].push_back({f.path, a, b - a, f.size});
+          }
+        }
+      }
+      int64_t end = t;
+      std::vector<File> written(W);
+      std::vector<int64_t> ends(W);
+      for (int w = 0; w < W; ++w) {
+        int64_t bytes = 0;
+        for (const Slice& sl : input[w]) bytes += sl.length;
+        const int64_t dur = DurationUs(bytes, shape_.worker_mbps);
+        ReadSlices(input[w], t, dur, p, s, w);
+        ends[w] = t + dur;
+        end = std::max(end, t + dur);
+        if (s < stages) {
+          File f{fmt::format("/tmp/beam/{}/{}/shuffle-{}/w{:03d}.shuffle", root, run, s, w),
+                 std::max<int64_t>(1, std::llround(static_cast<double>(bytes) * shape_.shuffle_ratios[s]))};
+          Emit(t + 1000, EventKind::kCreate, f.path, 0, 0, 0, p, s, w);
+          Emit(t + dur, EventKind::kWrite, f.path, 0, f.size, f.size, p, s, w);
+          written[w] = f;
+        } else {
+          const int64_t size =
+              std::max<int64_t>(1, std::llround(static_cast<double>(bytes) * shape_.output_ratio));
+          if (rng_.Uniform() < o_.retry_prob) {  // a failed bundle attempt
+            const std::string bad = fmt::format("/out/{}/.temp-beam-{}/{}.tfrecord", root, Hex(), Hex());
+            const int64_t mid = t + dur / 2;
+            Emit(t + 1000, EventKind::kCreate, bad, 0, 0, 0, p, s, w);
+            Emit(mid, EventKind::kWrite, bad, 0, size / 2, size / 2, p, s, w);
+            Emit(mid + 1000, EventKind::kDelete, bad, 0, 0, size / 2, p, s, w);
+          }
+          File f{fmt::format("/out/{}/.temp-beam-{}/{}.tfrecord", root, Hex(), Hex()), size};
+          Emit(t + 2000, EventKind::kCreate, f.path, 0, 0, 0, p, s, w);
+          Emit(t + dur, EventKind::kWrite, f.path, 0, size, size, p, s, w);
+          written[w] = f;
+        }
+      }
+      // The barrier after the stage: shuffle input of this stage is deleted.
+      for (size_t k = 0; k < shuffle_prev.size(); ++k) {
+        Emit(end + 1000000 + static_cast<int64_t>(k), EventKind::kDelete, shuffle_prev[k].path, 0, 0,
+             shuffle_prev[k].size, p, s, static_cast<int>(k));
+      }
+      shuffle_prev = written;
+      t = end + 2000000;
+    }
+    // Finalise: rename bundles to output shards; drop yesterday's outputs.
+    std::vector<File> finals;
+    for (int w = 0; w < W; ++w) {
+      File f{fmt::format("/out/{}/day-{:03d}/part-{:05d}-of-{:05d}.tfrecord", root, day, w, W),
+             shuffle_prev[w].size};
+      Emit(t + w, EventKind::kRename, shuffle_prev[w].path, 0, 0, f.size, p, stages, w, f.path);
+      finals.push_back(f);
+    }
+    for (size_t k = 0; k < outputs->size(); ++k) {
+      Emit(t + 1000000 + static_cast<int64_t>(k), EventKind::kDelete, (*outputs)[k].path, 0, 0,
+           (*outputs)[k].size, p, stages, -1);
+    }
+    *outputs = finals;
+    // Training reads every shard once per epoch, in a shuffled order.
+    int64_t total = 0;
+    for (const File& f : finals) total += f.size;
+    t += 600 * 1000000;
+    const int64_t epoch_us =
+        std::max<int64_t>(1000000, static_cast<int64_t>(static_cast<double>(total) / (shape_.train_mbps * 1e6) * 1e6));
+    for (int e = 0; e < shape_.epochs; ++e) {
+      std::vector<int> order(finals.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+      for (size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[rng_.Below(static_cast<int64_t>(k))]);
+      std::vector<Slice> slices;
+      for (int k : order) slices.push_back({finals[k].path, 0, finals[k].size, finals[k].size});
+      ReadSlices(slices, t, epoch_us, p, stages + 1, e % shape_.trainers);
+      t += epoch_us + 1000000;
+    }
+  }
+
+  const GeneratorOptions& o_;
+  PipelineShape shape_;
+  Rng rng_;
+  std::vector<TraceEvent> events_;
+};
+
+}  // namespace
+
+Result<std::vector<TraceEvent>> GenerateTrace(const GeneratorOptions& o) {
+  const auto* row = FindRow(Presets(), o.preset);
+  if (row == nullptr) {
+    return InvalidArgument("unknown preset '" + o.preset + "' (expected " + RowNames(Presets()) + ")");
+  }
+  if (o.pipelines < 1 || o.pipelines > 64) return InvalidArgument("--pipelines must be in 1..64");
+  if (o.days < 1 || o.days > 365) return InvalidArgument("--days must be in 1..365");
+  if (!(o.scale > 0) || o.scale > 1e6) return InvalidArgument("--scale must be > 0");
+  if (!(o.straggler_prob >= 0 && o.straggler_prob <= 1) || !(o.retry_prob >= 0 && o.retry_prob <= 1)) {
+    return InvalidArgument("probabilities must be in [0, 1]");
+  }
+  Generator g(o, row->factory());
+  return g.Run();
+}
+
+}  // namespace frugal::cache

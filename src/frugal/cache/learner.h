@@ -1,0 +1,43 @@
+// A small gradient-boosted regression-tree learner over the XGBoost C API,
+// for the learned cache policies (lrb, smartcache). Dense float features,
+// one target; single-threaded and seeded, so fits are deterministic. One
+// instance per policy; not thread-safe (instances are independent).
+#ifndef FRUGAL_CACHE_LEARNER_H_
+#define FRUGAL_CACHE_LEARNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "frugal/base/status.h"
+
+namespace frugal::cache {
+
+struct GbdtOptions {
+  int trees = 30;
+  int max_depth = 6;
+  double learning_rate = 0.3;
+  uint64_t seed = 1;
+};
+
+class GbdtRegressor {
+ public:
+  explicit GbdtRegressor(GbdtOptions options = {}) : options_(options) {}
+  ~GbdtRegressor();
+  GbdtRegressor(const GbdtRegressor&) = delete;
+  GbdtRegressor& operator=(const GbdtRegressor&) = delete;
+
+  // Replaces the model with one fitted to rows x cols features `x` (row
+  // major) and targets `y`. REQUIRES: x.size() == y.size() * cols, rows > 0.
+  Status Fit(const std::vector<float>& x, int cols, const std::vector<float>& y);
+  bool fitted() const { return booster_ != nullptr; }
+  // Predicts one row of `cols` features. REQUIRES: fitted().
+  float Predict(const float* row, int cols) const;
+
+ private:
+  GbdtOptions options_;
+  void* booster_ = nullptr;
+};
+
+}  // namespace frugal::cache
+
+#endif  // FRUGAL_CACHE_LEARNER_H_

@@ -1,0 +1,174 @@
+// LRB, learned relaxed Belady (Song et al., NSDI'20), simplified: a GBDT
+// predicts, at each access, the log time to the object's next access from
+// recency and frequency features (the gaps between its last accesses, its
+// access count, its size); eviction samples up to 64 residents and evicts
+// the one whose predicted next access is farthest away. Every access is
+// admitted. Labels come from the trace as it unfolds (the next access, or
+// censored after two days or at deletion); the model is retrained on a
+// sliding window of labelled accesses. Until the first fit: sampled LRU.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "frugal/cache/learner.h"
+#include "frugal/cache/policies/policies.h"
+#include "frugal/cache/policies/resident_set.h"
+
+namespace frugal::cache {
+namespace {
+
+constexpr int kGaps = 6;
+constexpr int kFeatures = kGaps + 4;
+constexpr int64_t kCensorUs = 2LL * 86400 * 1000000;
+constexpr size_t kWindow = 20000;
+constexpr int64_t kMinNewLabels = 256;
+constexpr int64_t kCheckEvery = 512;
+constexpr size_t kCandidates = 64;
+
+struct Sample {
+  float x[kFeatures];
+  int64_t time_us;
+  uint32_t obj;
+  bool done = false;
+};
+
+struct ObjState {
+  int64_t times[kGaps + 1];  // last access times, newest first
+  int n = 0;
+  int64_t count = 0;
+  int64_t pred_next_us = 0;
+  int64_t pending = -1;  // id of the sample awaiting this object's next access
+};
+
+class Lrb : public CachePolicy {
+ public:
+  explicit Lrb(const PolicyOptions& o)
+      : CachePolicy(o), objs_(o.trace->objects.size()),
+        residents_(o.trace->objects.size(), o.seed ^ 0x1b5), model_({30, 6, 0.3, o.seed}) {}
+
+  bool Access(const Request& r, int64_t index) override {
+    Observe(r, index);
+    const uint32_t x = r.obj;
+    if (Resident(x)) {
+      if (ResidentSize(x) != r.obj_size) {
+        ResizeResident(x, r.obj_size);
+        while (used_ > capacity_) EvictOne(x);
+      }
+      return true;
+    }
+    if (!Fits(r.obj_size)) return false;
+    while (used_ + r.obj_size > capacity_) EvictOne(kNil32);
+    residents_.Insert(x);
+    AddResident(x, r.obj_size);
+    return false;
+  }
+
+  void Delete(uint32_t x) override {
+    ObjState& s = objs_[x];
+    if (s.pending >= 0) Label(s.pending, kCensorUs);
+    s.pending = -1;
+    if (Resident(x)) {
+      residents_.Erase(x);
+      DropResident(x);
+    }
+  }
+
+  nlohmann::json Report() const override { return {{"retrains", retrains_}}; }
+
+ private:
+  static constexpr uint32_t kNil32 = UINT32_MAX;
+
+  void EvictOne(uint32_t keep) {
+    residents_.Candidates(kCandidates, &cand_);
+    uint32_t best = kNil32;
+    int64_t best_key = 0;
+    for (uint32_t v : cand_) {
+      if (v == keep && cand_.size() > 1) continue;
+      // Farthest predicted next access; before a model, oldest last access.
+      const int64_t key = model_.fitted() ? objs_[v].pred_next_us : -objs_[v].times[0];
+      if (best == kNil32 || key > best_key || (key == best_key && v < best)) {
+        best = v;
+        best_key = key;
+      }
+    }
+    residents_.Erase(best);
+    DropResident(best);
+  }
+
+  void Observe(const Request& r, int64_t index) {
+    const int64_t now = r.time_us;
+    while (!samples_.empty() && (samples_.front().done || samples_.front().time_us + kCensorUs <= now)) {
+      if (!samples_.front().done) {
+        objs_[samples_.front().obj].pending = -1;
+        Label(base_, kCensorUs);
+      }
+      samples_.pop_front();
+      ++base_;
+    }
+    ObjState& s = objs_[r.obj];
+    if (s.pending >= 0) {
+      Label(s.pending, now - samples_[s.pending - base_].time_us);
+      s.pending = -1;
+    }
+    for (int k = std::min(s.n, kGaps); k > 0; --k) s.times[k] = s.times[k - 1];
+    s.times[0] = now;
+    s.n = std::min(s.n + 1, kGaps + 1);
+    ++s.count;
+    Sample smp;
+    smp.time_us = now;
+    smp.obj = r.obj;
+    for (int k = 0; k < kGaps; ++k) {
+      smp.x[k] = k + 1 < s.n ? static_cast<float>(std::log1p(static_cast<double>(s.times[k] - s.times[k + 1]) * 1e-6))
+                             : -1.f;
+    }
+    smp.x[kGaps] = static_cast<float>(std::log2(static_cast<double>(std::max<int64_t>(r.obj_size, 1))));
+    smp.x[kGaps + 1] = static_cast<float>(std::log1p(static_cast<double>(s.count)));
+    smp.x[kGaps + 2] = r.kind == RequestKind::kWrite ? 0.f : 1.f;
+    smp.x[kGaps + 3] = static_cast<float>((now / 1000000) % 86400) / 3600.f;
+    if (model_.fitted()) {
+      const double gap_s = std::expm1(static_cast<double>(model_.Predict(smp.x, kFeatures)));
+      s.pred_next_us = now + static_cast<int64_t>(std::max(0.0, gap_s) * 1e6);
+    }
+    s.pending = base_ + static_cast<int64_t>(samples_.size());
+    samples_.push_back(smp);
+    if (index - last_check_ >= kCheckEvery) {
+      last_check_ = index;
+      if (new_labels_ >= kMinNewLabels) Retrain();
+    }
+  }
+
+  void Label(int64_t id, int64_t gap_us) {
+    Sample& s = samples_[id - base_];
+    if (s.done) return;
+    s.done = true;
+    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(slot_ * kFeatures));
+    window_y_[slot_] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kCensorUs)) * 1e-6));
+    slot_ = (slot_ + 1) % kWindow;
+    rows_ = std::min(rows_ + 1, kWindow);
+    ++new_labels_;
+  }
+
+  void Retrain() {
+    std::vector<float> x(window_x_.begin(), window_x_.begin() + static_cast<ptrdiff_t>(rows_ * kFeatures));
+    std::vector<float> y(window_y_.begin(), window_y_.begin() + static_cast<ptrdiff_t>(rows_));
+    if (model_.Fit(x, kFeatures, y).ok()) ++retrains_;
+    new_labels_ = 0;
+  }
+
+  std::vector<ObjState> objs_;
+  ResidentSet residents_;
+  GbdtRegressor model_;
+  std::deque<Sample> samples_;
+  int64_t base_ = 0;
+  std::vector<float> window_x_ = std::vector<float>(kWindow * kFeatures);
+  std::vector<float> window_y_ = std::vector<float>(kWindow);
+  size_t slot_ = 0, rows_ = 0;
+  int64_t new_labels_ = 0, last_check_ = 0, retrains_ = 0;
+  std::vector<uint32_t> cand_;
+};
+
+}  // namespace
+
+std::unique_ptr<CachePolicy> NewLrb(const PolicyOptions& o) { return std::make_unique<Lrb>(o); }
+
+}  // namespace frugal::cache

@@ -1,0 +1,83 @@
+// The cache-policy interface. A policy sees a RequestTrace one request at
+// a time: Access for reads and writes (write-allocate: a written file is
+// admitted like a read miss unless the policy declines), Delete when a file
+// is deleted (its space is freed at once) and Rename. Capacity is in bytes,
+// with no per-object metadata overhead; an object larger than the cache is
+// never admitted. Policies are created through the one registry table in
+// policy_registry.h. One instance per simulation; not thread-safe.
+#ifndef FRUGAL_CACHE_POLICY_H_
+#define FRUGAL_CACHE_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/cache/request_trace.h"
+
+namespace frugal::cache {
+
+struct PolicyOptions {
+  int64_t capacity_bytes = 0;        // REQUIRES: > 0
+  const RequestTrace* trace = nullptr;  // REQUIRES: non-null, outlives the policy
+  uint64_t seed = 1;
+};
+
+class CachePolicy {
+ public:
+  explicit CachePolicy(const PolicyOptions& o)
+      : capacity_(o.capacity_bytes), trace_(*o.trace),
+        resident_(o.trace->objects.size(), kAbsent) {}
+  virtual ~CachePolicy() = default;
+  CachePolicy(const CachePolicy&) = delete;
+  CachePolicy& operator=(const CachePolicy&) = delete;
+
+  // A read or write of r.obj (request number `index`); true when the object
+  // was resident. On a miss the policy may admit the object.
+  virtual bool Access(const Request& r, int64_t index) = 0;
+  // The object was deleted: forget it (data and any history).
+  virtual void Delete(uint32_t obj) = 0;
+  // The object was renamed (same id, new path). Default: nothing.
+  virtual void Rename(const Request& r, int64_t index) { (void)r, (void)index; }
+  // Policy-specific figures for reports (model accuracy...). Default: null.
+  virtual nlohmann::json Report() const { return nullptr; }
+
+  int64_t capacity_bytes() const { return capacity_; }
+  int64_t used_bytes() const { return used_; }
+  // Bytes written into the cache tier by admissions.
+  int64_t admitted_bytes() const { return admitted_; }
+  bool Resident(uint32_t obj) const { return resident_[obj] != kAbsent; }
+  int64_t ResidentSize(uint32_t obj) const { return resident_[obj]; }
+
+ protected:
+  static constexpr int64_t kAbsent = -1;
+
+  bool Fits(int64_t size) const { return size <= capacity_; }
+  void AddResident(uint32_t obj, int64_t size) {
+    resident_[obj] = size;
+    used_ += size;
+    admitted_ += size;
+  }
+  void DropResident(uint32_t obj) {
+    used_ -= resident_[obj];
+    resident_[obj] = kAbsent;
+  }
+  // Updates a resident object's size (a write grew it).
+  void ResizeResident(uint32_t obj, int64_t size) {
+    used_ += size - resident_[obj];
+    resident_[obj] = size;
+  }
+
+  const int64_t capacity_;
+  const RequestTrace& trace_;
+  int64_t used_ = 0;
+  int64_t admitted_ = 0;
+
+ private:
+  std::vector<int64_t> resident_;
+};
+
+}  // namespace frugal::cache
+
+#endif  // FRUGAL_CACHE_POLICY_H_

@@ -1,0 +1,165 @@
+// One conformance suite for every row of the policy table.
+#include <gtest/gtest.h>
+
+#include "frugal/cache/generator.h"
+#include "frugal/cache/policy_registry.h"
+#include "frugal/cache/simulator.h"
+
+namespace frugal::cache {
+namespace {
+
+// A small pipeline trace with every event kind.
+const RequestTrace& PipelineTrace() {
+  static const RequestTrace* t = [] {
+    GeneratorOptions o;
+    o.preset = "join";
+    o.pipelines = 2;
+    o.days = 2;
+    o.scale = 0.001;
+    auto ev = GenerateTrace(o);
+    return new RequestTrace(std::move(LoadRequestTrace(*ev, "pipeline")).value());
+  }();
+  return *t;
+}
+
+// Objects of mixed sizes read with a skewed popularity, no deletes.
+const RequestTrace& ObjectTrace() {
+  static const RequestTrace* t = [] {
+    std::vector<TraceEvent> ev;
+    uint64_t s = 7;
+    for (int i = 0; i < 6000; ++i) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const uint64_t r = s >> 33;
+      TraceEvent e;
+      e.time_us = i * 1000;
+      e.object_id = (r % 7 == 0) ? r % 900 : r % 60;
+      e.size = e.length = 1000 + static_cast<int64_t>(e.object_id % 13) * 700;
+      ev.push_back(e);
+    }
+    return new RequestTrace(std::move(LoadRequestTrace(ev, "objects")).value());
+  }();
+  return *t;
+}
+
+class PolicyConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::unique_ptr<CachePolicy> Make(const RequestTrace& t, int64_t capacity) {
+    PolicyOptions o;
+    o.capacity_bytes = capacity;
+    o.trace = &t;
+    auto p = MakePolicy(GetParam(), o);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    return std::move(p).value();
+  }
+
+  // Replays `t`; checks capacity, the hit contract and deletes as it goes.
+  std::vector<bool> Replay(const RequestTrace& t, int64_t capacity) {
+    auto p = Make(t, capacity);
+    std::vector<bool> hits;
+    for (size_t i = 0; i < t.requests.size(); ++i) {
+      const Request& r = t.requests[i];
+      switch (r.kind) {
+        case RequestKind::kRead:
+        case RequestKind::kWrite: {
+          const bool resident = p->Resident(r.obj);
+          const bool hit = p->Access(r, static_cast<int64_t>(i));
+          EXPECT_EQ(hit, resident) << "request " << i;
+          if (r.obj_size > capacity) {
+            EXPECT_FALSE(p->Resident(r.obj)) << "request " << i;
+          }
+          if (r.kind == RequestKind::kRead) hits.push_back(hit);
+          break;
+        }
+        case RequestKind::kDelete: {
+          const int64_t before = p->used_bytes();
+          const int64_t size = p->Resident(r.obj) ? p->ResidentSize(r.obj) : 0;
+          p->Delete(r.obj);
+          EXPECT_FALSE(p->Resident(r.obj));
+          EXPECT_EQ(p->used_bytes(), before - size) << "delete frees space at once";
+          break;
+        }
+        case RequestKind::kRename:
+          p->Rename(r, static_cast<int64_t>(i));
+          break;
+      }
+      EXPECT_LE(p->used_bytes(), capacity) << "request " << i;
+      EXPECT_GE(p->used_bytes(), 0);
+      if (HasFailure()) break;
+    }
+    return hits;
+  }
+};
+
+TEST_P(PolicyConformance, StaysWithinCapacityOnObjectTrace) {
+  Replay(ObjectTrace(), 60000);
+}
+
+TEST_P(PolicyConformance, StaysWithinCapacityOnPipelineTrace) {
+  const RequestTrace& t = PipelineTrace();
+  Replay(t, t.footprint_bytes / 20);
+}
+
+TEST_P(PolicyConformance, IsDeterministic) {
+  const RequestTrace& t = PipelineTrace();
+  EXPECT_EQ(Replay(t, t.footprint_bytes / 50), Replay(t, t.footprint_bytes / 50));
+}
+
+TEST_P(PolicyConformance, HitsARepeatedSmallObjectWhenAdmitted) {
+  std::vector<TraceEvent> ev;
+  for (int i = 0; i < 10; ++i) {
+    TraceEvent e;
+    e.time_us = i;
+    e.object_id = 1;
+    e.size = e.length = 100;
+    ev.push_back(e);
+  }
+  auto t = LoadRequestTrace(ev);
+  ASSERT_TRUE(t.ok());
+  auto hits = Replay(*t, 10000);  // S3-FIFO admits only objects under 10%
+  EXPECT_FALSE(hits[0]);
+  EXPECT_TRUE(hits.back()) << "a policy must keep the only object it is asked for";
+}
+
+TEST_P(PolicyConformance, NeverAdmitsAnObjectLargerThanTheCache) {
+  std::vector<TraceEvent> ev;
+  for (int i = 0; i < 4; ++i) {
+    TraceEvent e;
+    e.time_us = i;
+    e.object_id = 9;
+    e.size = e.length = 5000;
+    ev.push_back(e);
+  }
+  auto t = LoadRequestTrace(ev);
+  ASSERT_TRUE(t.ok());
+  for (bool hit : Replay(*t, 4999)) EXPECT_FALSE(hit);
+}
+
+TEST_P(PolicyConformance, RejectsAZeroCapacity) {
+  PolicyOptions o;
+  o.capacity_bytes = 0;
+  o.trace = &ObjectTrace();
+  auto p = MakePolicy(GetParam(), o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("cache size must be > 0"), std::string::npos);
+}
+
+std::vector<std::string> PolicyNames() {
+  std::vector<std::string> names;
+  for (const auto& row : Policies()) names.push_back(row.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PolicyConformance, ::testing::ValuesIn(PolicyNames()),
+                         [](const auto& info) { return info.param; });
+
+TEST(PolicyRegistry, UnknownNameListsTheValidOnes) {
+  PolicyOptions o;
+  o.capacity_bytes = 10;
+  o.trace = &ObjectTrace();
+  auto p = MakePolicy("mru", o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("unknown policy 'mru' (expected fifo, lru"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal::cache

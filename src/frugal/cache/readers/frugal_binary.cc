@@ -1,0 +1,116 @@
+// Reader of the frugal binary trace; layout in frugal_binary_format.h.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+#include "frugal/cache/readers/frugal_binary_format.h"
+#include "frugal/cache/trace_reader.h"
+
+namespace frugal::cache {
+namespace {
+
+class FrugalBinaryReader : public TraceReader {
+ public:
+  FrugalBinaryReader(std::string path, std::FILE* f)
+      : TraceReader(std::move(path)), file_(f) {}
+  ~FrugalBinaryReader() override { std::fclose(file_); }
+
+  Result<bool> Next(TraceEvent* ev) override {
+    unsigned char rec[frt::kRecordBytes];
+    while (true) {
+      const size_t n = std::fread(rec, 1, sizeof(rec), file_);
+      if (n == 0) return false;
+      ++record_;
+      if (n != sizeof(rec)) return RecordError("truncated record");
+      uint32_t path_id, aux;
+      uint8_t op;
+      std::memcpy(&path_id, rec + 32, 4);
+      std::memcpy(&aux, rec + 36, 4);
+      std::memcpy(&op, rec + 47, 1);
+      if (op == frt::kOpPathDefinition) {
+        if (aux == 0 || aux > (1u << 16)) return RecordError("bad path length");
+        std::string p(aux, '\0');
+        const int64_t blocks = (aux + frt::kRecordBytes - 1) / frt::kRecordBytes;
+        std::string raw(blocks * frt::kRecordBytes, '\0');
+        if (std::fread(raw.data(), 1, raw.size(), file_) != raw.size()) {
+          return RecordError("truncated path definition");
+        }
+        record_ += blocks;
+        p.assign(raw.data(), aux);
+        paths_[path_id] = std::move(p);
+        continue;
+      }
+      if (op > static_cast<uint8_t>(EventKind::kDelete)) {
+        return RecordError("unknown op " + std::to_string(op));
+      }
+      int16_t pipeline;
+      uint8_t stage;
+      int32_t worker;
+      std::memcpy(&ev->time_us, rec, 8);
+      std::memcpy(&ev->offset, rec + 8, 8);
+      std::memcpy(&ev->length, rec + 16, 8);
+      std::memcpy(&ev->size, rec + 24, 8);
+      std::memcpy(&worker, rec + 40, 4);
+      std::memcpy(&pipeline, rec + 44, 2);
+      std::memcpy(&stage, rec + 46, 1);
+      ev->kind = static_cast<EventKind>(op);
+      ev->worker = worker;
+      ev->pipeline = pipeline;
+      ev->stage = stage == frt::kNoStage ? -1 : stage;
+      ev->object_id = path_id;
+      ev->next_access_vtime = -1;
+      auto it = paths_.find(path_id);
+      if (it == paths_.end()) {
+        return RecordError("path id " + std::to_string(path_id) + " used before its definition");
+      }
+      ev->path = it->second;
+      ev->new_path.clear();
+      if (ev->kind == EventKind::kRename) {
+        auto jt = paths_.find(aux);
+        if (jt == paths_.end()) {
+          return RecordError("path id " + std::to_string(aux) + " used before its definition");
+        }
+        ev->new_path = jt->second;
+        paths_.erase(path_id);
+      }
+      if (ev->kind == EventKind::kDelete) paths_.erase(path_id);
+      return true;
+    }
+  }
+
+ private:
+  std::FILE* file_;
+  std::unordered_map<uint32_t, std::string> paths_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TraceReader>> OpenFrugalBinaryTrace(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) return NotFound(path + ": no such file");
+  if (bytes < static_cast<uint64_t>(frt::kRecordBytes) || bytes % frt::kRecordBytes != 0) {
+    return InvalidArgument(path + ": truncated frugal trace: " + std::to_string(bytes) +
+                           " bytes is not a multiple of the 48-byte record");
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return InvalidArgument(path + ": cannot open");
+  unsigned char header[frt::kRecordBytes];
+  uint32_t version = 0, record_bytes = 0;
+  if (std::fread(header, 1, sizeof(header), f) != sizeof(header) ||
+      std::memcmp(header, frt::kMagic, 8) != 0) {
+    std::fclose(f);
+    return InvalidArgument(path + ": not a frugal binary trace (bad magic)");
+  }
+  std::memcpy(&version, header + 8, 4);
+  std::memcpy(&record_bytes, header + 12, 4);
+  if (version != frt::kVersion || record_bytes != frt::kRecordBytes) {
+    std::fclose(f);
+    return InvalidArgument(path + ": unsupported frugal trace version " +
+                           std::to_string(version));
+  }
+  return std::unique_ptr<TraceReader>(new FrugalBinaryReader(path, f));
+}
+
+}  // namespace frugal::cache

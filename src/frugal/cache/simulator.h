@@ -1,0 +1,62 @@
+// The one-pass cache simulator: for each policy and cache size, one pass
+// over a loaded RequestTrace, counting object and byte miss ratios over
+// reads, bytes written into the cache tier, and the pipeline speed-up of
+// the throughput model. Policy x size runs go to a pool of threads; each
+// run is independent and deterministic, and results come back in the
+// order policies x sizes, so output does not depend on `threads`.
+#ifndef FRUGAL_CACHE_SIMULATOR_H_
+#define FRUGAL_CACHE_SIMULATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/base/status.h"
+#include "frugal/cache/request_trace.h"
+#include "frugal/cache/throughput.h"
+
+namespace frugal::cache {
+
+struct SimulationOptions {
+  std::vector<std::string> policies = {"lru"};  // names, or {"all"}
+  std::vector<int64_t> cache_bytes;              // REQUIRES: each > 0
+  int threads = 0;  // 0 = one per hardware thread
+  uint64_t seed = 1;
+  ThroughputOptions throughput;
+};
+
+struct SimulationResult {
+  std::string policy;
+  int64_t cache_bytes = 0;
+  double cache_fraction = 0;  // of the trace's footprint
+  int64_t reads = 0;
+  int64_t hits = 0;
+  int64_t read_bytes = 0;
+  int64_t hit_bytes = 0;
+  double miss_ratio = 0;
+  double byte_miss_ratio = 0;
+  int64_t bytes_written_to_cache = 0;
+  double pipeline_speedup = 1;
+  nlohmann::json report;  // policy-specific (model accuracy), or null
+};
+
+// Parses "1%,5%,10%" (of footprint_bytes) or byte counts with an optional
+// unit ("536870912", "512MiB", "2GB"). InvalidArgument for an empty list, a
+// malformed item, or a size that is 0 or negative.
+Result<std::vector<int64_t>> ParseCacheSizes(const std::string& text, int64_t footprint_bytes);
+
+// One policy, one size.
+Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::string& policy,
+                                     int64_t cache_bytes, const SimulationOptions& options);
+
+// Every policy x size, in parallel; fails on the first bad name or size.
+Result<std::vector<SimulationResult>> Simulate(const RequestTrace& trace,
+                                               const SimulationOptions& options);
+
+nlohmann::json ResultToJson(const SimulationResult& r);
+
+}  // namespace frugal::cache
+
+#endif  // FRUGAL_CACHE_SIMULATOR_H_

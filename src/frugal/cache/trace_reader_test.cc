@@ -1,0 +1,174 @@
+#include "frugal/cache/trace_reader.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "frugal/cache/request_trace.h"
+#include "frugal/cache/simulator.h"
+#include "frugal/cache/trace_writer.h"
+
+namespace frugal::cache {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("frugal_cache_" + name)).string();
+}
+
+std::vector<TraceEvent> ReadAll(const std::string& path, const std::string& format = "auto") {
+  auto r = OpenTrace(path, format);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<TraceEvent> out;
+  TraceEvent ev;
+  while (true) {
+    Result<bool> more = (*r)->Next(&ev);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    out.push_back(ev);
+  }
+  return out;
+}
+
+TEST(CsvTrace, ReadsEveryFieldAndSkipsComments) {
+  auto ev = ReadAll("testdata/cache/tiny.csv");
+  ASSERT_EQ(ev.size(), 13u);
+  EXPECT_EQ(ev[3].kind, EventKind::kWrite);
+  EXPECT_EQ(ev[3].path, "/tmp/shuffle/w0.shuffle");
+  EXPECT_EQ(ev[3].length, 800);
+  EXPECT_EQ(ev[5].offset, 400);
+  EXPECT_EQ(ev[5].stage, 1);
+  EXPECT_EQ(ev[9].kind, EventKind::kRename);
+  EXPECT_EQ(ev[9].new_path, "/out/day-0/part-0.tfrecord");
+}
+
+TEST(TraceWriter, BinaryAndCsvRoundTripTheSameEvents) {
+  auto events = ReadAll("testdata/cache/tiny.csv");
+  for (const char* ext : {"frt", "csv"}) {
+    const std::string path = TempPath(std::string("roundtrip.") + ext);
+    auto w = CreateTraceWriter(path);
+    ASSERT_TRUE(w.ok());
+    for (const auto& e : events) ASSERT_TRUE((*w)->Write(e).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+    auto back = ReadAll(path);
+    ASSERT_EQ(back.size(), events.size()) << ext;
+    for (size_t i = 0; i < events.size(); ++i) {
+      EXPECT_EQ(back[i].time_us, events[i].time_us);
+      EXPECT_EQ(back[i].kind, events[i].kind);
+      EXPECT_EQ(back[i].path, events[i].path);
+      EXPECT_EQ(back[i].new_path, events[i].new_path);
+      EXPECT_EQ(back[i].offset, events[i].offset);
+      EXPECT_EQ(back[i].length, events[i].length);
+      EXPECT_EQ(back[i].size, events[i].size);
+      EXPECT_EQ(back[i].stage, events[i].stage);
+      EXPECT_EQ(back[i].worker, events[i].worker);
+    }
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(OracleGeneralTrace, ReadsRecords) {
+  auto ev = ReadAll("testdata/cache/cloudphysics_head.oracleGeneral.bin");
+  ASSERT_EQ(ev.size(), 2000u);
+  EXPECT_EQ(ev[0].kind, EventKind::kRead);
+  EXPECT_GT(ev[0].size, 0);
+  EXPECT_EQ(ev[0].length, ev[0].size);
+}
+
+TEST(OracleGeneralTrace, TruncatedFileIsAnErrorNamingTheRecord) {
+  auto r = OpenTrace("testdata/cache/bad_truncated.bin");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad_truncated.bin"), std::string::npos);
+  EXPECT_NE(r.status().message().find("not a multiple of the 24-byte record (record 42"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(FrugalBinaryTrace, TruncatedFileIsAnError) {
+  const std::string path = TempPath("trunc.frt");
+  {
+    auto w = CreateTraceWriter(path);
+    ASSERT_TRUE(w.ok());
+    for (const auto& e : ReadAll("testdata/cache/tiny.csv")) ASSERT_TRUE((*w)->Write(e).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 7);
+  auto r = OpenTrace(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("truncated"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(FrugalBinaryTrace, BadMagicIsAnError) {
+  auto r = OpenTrace("testdata/cache/cloudphysics_head.oracleGeneral.bin", "frugal");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad magic"), std::string::npos);
+}
+
+TEST(CsvTrace, BadHeaderNumberAndOpAreErrors) {
+  const std::string path = TempPath("bad.csv");
+  ASSERT_TRUE(std::fopen(path.c_str(), "w") != nullptr);
+  auto write = [&](const std::string& text) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  const std::string header = "time_us,op,path,offset,length,size,pipeline,stage,worker,new_path\n";
+  write("time,op\n1,read\n");
+  EXPECT_FALSE(OpenTrace(path).ok());
+  write(header + "1,read,/a,0,x10,10,,,,\n");
+  Result<RequestTrace> t = LoadRequestTrace(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("record 1 (line 2): bad number 'x10'"), std::string::npos)
+      << t.status().message();
+  write(header + "1,read,/a,0,10,10,,,,\n2,fetch,/a,0,10,10,,,,\n");
+  t = LoadRequestTrace(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("record 2 (line 3): unknown op 'fetch'"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(RequestTrace, UnsortedTimesAreAnErrorWithTheRecordNumber) {
+  Result<RequestTrace> t = LoadRequestTrace("testdata/cache/bad_unsorted.csv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("bad_unsorted.csv: record 3: time 10 us is before"),
+            std::string::npos)
+      << t.status().message();
+}
+
+TEST(RequestTrace, NegativeSizeIsAnErrorWithTheRecordNumber) {
+  Result<RequestTrace> t = LoadRequestTrace("testdata/cache/bad_negative_size.csv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("record 2: negative size -5"), std::string::npos)
+      << t.status().message();
+}
+
+TEST(RequestTrace, ReadsOfUnknownFilesAreSkippedAndCounted) {
+  Result<RequestTrace> t = LoadRequestTrace("testdata/cache/unknown_reads.csv");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->skipped.unknown_reads, 2);
+  EXPECT_EQ(t->skipped.unknown_deletes, 1);
+  EXPECT_EQ(t->skipped.unknown_renames, 1);
+  EXPECT_EQ(t->reads, 1);
+}
+
+TEST(RequestTrace, RenameKeepsTheObjectAndNextReadsAreLinked) {
+  Result<RequestTrace> t = LoadRequestTrace("testdata/cache/tiny.csv");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->objects.size(), 4u);  // two raw shards, the shuffle file, the bundle
+  EXPECT_EQ(t->reads, 7);
+  EXPECT_EQ(t->objects[3].renamed_path, "/out/day-0/part-0.tfrecord");
+  EXPECT_EQ(t->footprint_bytes, 1000 + 1000 + 800 + 500);
+  // The first read of part-0.tar links to its re-read at the end.
+  EXPECT_EQ(t->requests[0].next_read, static_cast<int64_t>(t->requests.size()) - 1);
+}
+
+TEST(TraceFormats, UnknownFormatAndMissingFileAreErrors) {
+  EXPECT_EQ(OpenTrace("testdata/cache/tiny.csv", "parquet").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenTrace("testdata/cache/nope.csv").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(OpenTrace("testdata/cache/tiny.txt").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace frugal::cache
