@@ -16,7 +16,6 @@ PACKAGES=(
   libfmt-dev
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
-  libxgboost-dev libeigen3-dev
   clang libclang-rt-14-dev
 )
 
