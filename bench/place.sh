@@ -4,8 +4,9 @@
 # the graph's own memory per GPU (maxSizePerFPGA, 16 GiB), and nvlink with
 # memory forced down to 1.2 x total / K so that splitting is required.
 # Runs `frugal place --method all --json` per case and writes
-# bench/results/place.json (every method's makespan, ratio to the lower
-# bound, seconds) plus bench/results/place.md (the README table).
+# bench/results/place.json: every method's makespan, ratio to the lower
+# bound and seconds per case, a summary, and the README table as markdown
+# ("table_md", also printed).
 # Usage: bench/place.sh [BUILD_DIR] [PESTO_TIME_LIMIT_S]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +61,9 @@ for r in runs:
     c = r["case"]
     if "error" in r:
         cases.append({**c, "error": r["error"]})
-        lines.append(f"| {c['graph']} | {c['gpus']} | {c['topology']} | {c['memory']} | error: {r['error']} |")
+        why = r["error"].split("memory too small for any placement: ")[-1]
+        lines.append(f"| {c['graph']} | {c['gpus']} | {c['topology']} | {c['memory']} | "
+                     f"no placement fits: {why} |")
         continue
     by = {m["name"]: m for m in r["methods"]}
     lb = r["lower_bound_ms"]
@@ -93,10 +96,10 @@ summary = {"cases": len(runs), "pesto_geomean_ratio_to_lower_bound": geo,
 doc = {"benchmark": "place", "command": f"bench/place.sh BUILD {limit:g}",
        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
        "summary": summary, "cases": cases}
+table = "\n".join(lines) + "\n\n" + (
+    f"pesto: geomean makespan / lower bound = {geo:.3f}; never worse than the best "
+    f"baseline: {never_worse}; slowest case {max_pesto_s:.1f} s (limit {limit:g} s).\n")
+doc["table_md"] = table
 json.dump(doc, open(out + "/place.json", "w"), indent=1)
-with open(out + "/place.md", "w") as f:
-    f.write("\n".join(lines) + "\n\n")
-    f.write(f"pesto: geomean makespan / lower bound = {geo:.3f}; never worse than the best "
-            f"baseline: {never_worse}; slowest case {max_pesto_s:.1f} s (limit {limit:g} s).\n")
-print(open(out + "/place.md").read())
+print(table)
 PY

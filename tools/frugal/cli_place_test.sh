@@ -1,4 +1,114 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal place`. Usage: cli_place_test.sh FRUGAL_BINARY
+# Runs from the repository root. Exits 1 on the first failed check.
 set -u
-exit 0
+FRUGAL="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T=testdata/place
+
+# expect_error RC NEEDLE ARGS...: exit code RC, exactly one stderr line that
+# contains NEEDLE, nothing on stdout.
+expect_error() {
+  local rc="$1" needle="$2"; shift 2
+  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
+  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
+  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
+}
+
+py() { python3 -c "$@" || fail "check failed: $1"; }
+
+# The method table.
+"$FRUGAL" place --method list >"$TMP/list" || fail "place --method list"
+for m in single expert heft m-topo m-etf m-sct metis pesto; do
+  grep -q "^  $m " "$TMP/list" || fail "--method list lacks $m"
+done
+
+# All methods on a diamond: JSON fields, pesto no worse than any baseline,
+# and the known optimum (one branch moves, the join follows it: 6.5 ms).
+"$FRUGAL" place $T/diamond.json --gpus 2 --time-limit 5 --json \
+  --out "$TMP/placement.json" --trace "$TMP/trace.json" >"$TMP/d.json" || fail "place diamond"
+py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("methods", "lower_bound_ms", "best"): assert k in d, k
+names = [m["name"] for m in d["methods"]]
+assert names == ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pesto"], names
+for m in d["methods"]:
+    for k in ("name", "makespan_ms", "seconds", "status"): assert k in m, (m, k)
+ms = {m["name"]: m["makespan_ms"] for m in d["methods"]}
+assert abs(ms["pesto"] - 6.5) < 1e-6, ms
+assert all(ms["pesto"] <= v + 1e-9 for v in ms.values() if v is not None), ms
+assert d["methods"][-1]["status"] == "optimal", d["methods"][-1]
+assert abs(d["lower_bound_ms"] - 6.5) < 1e-4, d["lower_bound_ms"]  # the MIP bound
+' "$TMP/d.json"
+py '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["format"] == "frugal-placement" and p["devices"] == 2
+assert [n["id"] for n in p["nodes"]] == [10, 11, 12, 13]
+assert {n["name"] for n in p["nodes"]} == {"input", "left", "right", "join"}
+assert sorted(sum((d["ops"] for d in p["order"]), [])) == [0, 1, 2, 3]
+t = json.load(open(sys.argv[2]))
+ops = [e for e in t["traceEvents"] if e.get("cat") == "op"]
+xfer = [e for e in t["traceEvents"] if e.get("cat") == "transfer"]
+assert len(ops) == 4 and len(xfer) == 2, (len(ops), len(xfer))
+' "$TMP/placement.json" "$TMP/trace.json"
+
+# Human table.
+"$FRUGAL" place $T/layers.json --gpus 2 --time-limit 2 >"$TMP/table" || fail "place layers"
+grep -q "lower bound" "$TMP/table" || fail "table lacks the lower bound"
+grep -q "pesto" "$TMP/table" || fail "table lacks pesto"
+grep -q "<- best" "$TMP/table" || fail "table lacks the best marker"
+
+# One method, pcie, custom topology, memory override.
+"$FRUGAL" place $T/layers.json --gpus 2 --method heft --topology pcie --json >"$TMP/h.json" \
+  || fail "heft pcie"
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert [m["name"] for m in d["methods"]] == ["heft"]; assert d["topology"] == "pcie"' "$TMP/h.json"
+"$FRUGAL" place $T/layers.json --gpus 2 --topology $T/ring2.topology.json --method m-etf --json \
+  >"$TMP/r.json" || fail "custom topology"
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["topology"] == "ring2.topology.json"' "$TMP/r.json"
+# Forced split: 2400 bytes of ops, 1300 per GPU: single is infeasible, others fit.
+"$FRUGAL" place $T/layers.json --gpus 2 --mem-gb 0.0000012107 --time-limit 2 --json \
+  >"$TMP/m.json" || fail "memory-constrained"
+py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ms = {m["name"]: m for m in d["methods"]}
+assert ms["single"]["status"] == "infeasible" and ms["single"]["makespan_ms"] is None
+assert ms["pesto"]["makespan_ms"] is not None
+' "$TMP/m.json"
+# A time limit is an outcome: status time_limit, exit 0.
+"$FRUGAL" place $T/layers.json --gpus 2 --method pesto --time-limit 0.05 --json >"$TMP/t.json" \
+  || fail "tiny time limit"
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["methods"][0]["status"] in ("time_limit", "optimal"), d' "$TMP/t.json"
+# K = 1: everything on one GPU.
+"$FRUGAL" place $T/diamond.json --gpus 1 --json >"$TMP/k1.json" || fail "K=1"
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["makespan_ms"] == 10 for m in d["methods"]), d' "$TMP/k1.json"
+# ONNX with times from the roofline on a catalog GPU.
+"$FRUGAL" place models/resnet50.onnx --gpus 2 --gpu V100-PCIE-16GB --method m-etf --json \
+  >"$TMP/o.json" || fail "onnx"
+py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["methods"][0]["makespan_ms"] > 0' "$TMP/o.json"
+
+# Bad input: one line, exit 1.
+expect_error 1 "--gpus must be >= 1" place $T/diamond.json --gpus 0
+expect_error 1 "--gpus must be >= 1" place $T/diamond.json
+expect_error 1 "cycle" place $T/cycle.json --gpus 2
+expect_error 1 "disconnected" place $T/disconnected.json --gpus 2
+expect_error 1 "negative fpgaLatency" place $T/negative_time.json --gpus 2
+expect_error 1 "memory too small for any placement" place $T/diamond.json --gpus 2 --mem-gb 0.0000002
+expect_error 1 "no link carries transfers from device 1 to device 0" \
+  place $T/diamond.json --gpus 2 --topology $T/bad.topology.json
+expect_error 1 "topology has 2 devices but --gpus is 4" \
+  place $T/diamond.json --gpus 4 --topology $T/ring2.topology.json
+expect_error 1 "unknown method 'magic'" place $T/diamond.json --gpus 2 --method magic
+expect_error 1 "pass --gpu NAME" place models/resnet50.onnx --gpus 2
+expect_error 1 "nonexistent.json" place $T/nonexistent.json --gpus 2
+expect_error 1 "--time-limit must be > 0" place $T/diamond.json --gpus 2 --time-limit 0
+expect_error 1 "--mem-gb must be > 0" place $T/diamond.json --gpus 2 --mem-gb -1
+expect_error 1 "GRAPH is required" place --gpus 2
+echo "cli_place_test: ok"

@@ -1,5 +1,278 @@
-// Placeholder until the place module lands.
+// `frugal place GRAPH --gpus K ...`: op-level placement and scheduling across
+// GPUs (Pesto). Runs the chosen methods, scores every one with the same
+// simulator, prints makespan beside the lower bound, and writes the best
+// placement (placement.json) and its Chrome trace.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli_util.h"
+#include "frugal/graph/importer.h"
+#include "frugal/hw/catalog.h"
+#include "frugal/place/bounds.h"
+#include "frugal/place/chrome_trace.h"
+#include "frugal/place/placement_json.h"
+#include "frugal/place/placer.h"
 #include "verbs.h"
+
 namespace frugal::cli {
-void SetupPlace(CLI::App& sub, int* exit_code) { (void)sub; (void)exit_code; }
+namespace {
+
+using place::PlaceOptions;
+using place::PlaceOutcome;
+using place::SolveStatus;
+
+struct PlaceArgs {
+  std::string graph;
+  int gpus = 0;
+  std::string topology = "nvlink";
+  double mem_gb = -1;
+  bool mem_given = false;
+  std::string gpu;
+  double time_limit_s = 60;
+  std::string method = "all";
+  std::string out;
+  std::string trace;
+  bool json = false;
+  uint64_t seed = 1;
+  int threads = 1;
+};
+
+// OP-TIME HOOK. The one place where ops without a measured time get one.
+// Today: a roofline estimate on the catalog GPU (compute at peak FP32 or
+// memory traffic at peak bandwidth, whichever is slower, plus a 5 us kernel
+// launch). Swap in the perf module's predictor here when it lands.
+// REQUIRES: gpu.fp32_tflops.
+std::function<double(const Op&)> RooflineOpTimeMs(const GpuSpec& gpu) {
+  double flops_per_s = *gpu.fp32_tflops * 1e12;
+  double bytes_per_s = gpu.mem_bw_gbps * 1e9;
+  return [flops_per_s, bytes_per_s](const Op& op) {
+    double compute_s = op.flops / flops_per_s;
+    double memory_s = static_cast<double>(op.bytes_read + op.bytes_written) / bytes_per_s;
+    return (std::max(compute_s, memory_s) + 5e-6) * 1e3;
+  };
+}
+
+bool NeedsOpTimes(const OpGraph& g) {
+  return std::any_of(g.ops.begin(), g.ops.end(),
+                     [](const Op& op) { return op.measured_time_ms < 0; });
+}
+
+int ListMethods(bool json) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : place::Placers()) {
+    if (json) {
+      rows.push_back({{"name", row.name}, {"help", row.help}});
+    } else {
+      std::fputs(fmt::format("  {:<8} {}\n", row.name, row.help).c_str(), stdout);
+    }
+  }
+  if (json) PrintJson(rows);
+  return 0;
+}
+
+struct MethodRun {
+  std::string name;
+  PlaceOutcome outcome;
+  place::SimResult sim;
+  double seconds = 0;
+};
+
+Result<place::PlacementProblem> LoadProblem(const PlaceArgs& a) {
+  if (a.gpus < 1) {
+    return InvalidArgument("--gpus must be >= 1, got " + std::to_string(a.gpus));
+  }
+  if (!(a.time_limit_s > 0)) return InvalidArgument("--time-limit must be > 0 seconds");
+  if (a.mem_given && !(a.mem_gb > 0)) {
+    return InvalidArgument("--mem-gb must be > 0, got " + fmt::format("{}", a.mem_gb));
+  }
+  FRUGAL_ASSIGN_OR_RETURN(OpGraph g, ImportGraph(a.graph));
+  place::ProblemOptions po;
+  po.num_devices = a.gpus;
+  FRUGAL_ASSIGN_OR_RETURN(po.topology, place::MakeTopology(a.topology, a.gpus));
+  if (a.mem_given) po.device_mem_bytes = a.mem_gb * (1ull << 30);
+  if (!a.gpu.empty()) {
+    FRUGAL_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog(DefaultCatalogPath()));
+    FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, catalog.LookupGpu(a.gpu));
+    if (!spec->fp32_tflops) {
+      return InvalidArgument("--gpu " + a.gpu + ": the catalog has no FP32 peak for it");
+    }
+    po.op_time_ms = RooflineOpTimeMs(*spec);
+    if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
+      po.device_mem_bytes = spec->mem_gib * (1ull << 30);
+    }
+  } else if (NeedsOpTimes(g)) {
+    return InvalidArgument(a.graph + ": ops have no measured times; pass --gpu NAME to "
+                           "predict them");
+  }
+  Result<place::PlacementProblem> p = place::BuildProblem(g, po);
+  if (!p.ok() && p.status().message().rfind(a.graph, 0) != 0) {
+    return p.status().WithPrefix(a.graph);
+  }
+  return p;
+}
+
+int RunPlace(const PlaceArgs& a) {
+  if (a.method == "list") return ListMethods(a.json);
+  if (a.graph.empty()) return ReportError(InvalidArgument("GRAPH is required"));
+  if (a.method != "all" && !FindRow(place::Placers(), a.method)) {
+    return ReportError(NotFound("unknown method '" + a.method + "' (expected all, list, " +
+                                RowNames(place::Placers()) + ")"));
+  }
+  Result<place::PlacementProblem> pr = LoadProblem(a);
+  if (!pr.ok()) return ReportError(pr.status());
+  const place::PlacementProblem& p = *pr;
+  bool progress = !a.json && isatty(fileno(stderr));
+
+  PlaceOptions opts;
+  opts.time_limit_s = a.time_limit_s;
+  opts.seed = a.seed;
+  opts.threads = a.threads;
+  if (progress) opts.log = [](const std::string& m) { std::fprintf(stderr, "  %s\n", m.c_str()); };
+  std::vector<MethodRun> runs;
+  double baseline_seconds = 0;
+  for (const auto& row : place::Placers()) {
+    std::string name = row.name;
+    if (a.method != "all" && a.method != name) continue;
+    if (progress) std::fprintf(stderr, "placing with %s...\n", name.c_str());
+    if (name == "pesto" && a.method == "all") {
+      opts.starts.clear();
+      for (const MethodRun& r : runs) {
+        if (r.sim.feasible) opts.starts.push_back({r.name, r.outcome.placement});
+      }
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    Result<PlaceOutcome> o = place::RunPlacer(name, p, opts);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!o.ok()) return ReportError(o.status());
+    MethodRun run{name, std::move(*o), {}, secs};
+    // Pesto reuses the baselines' placements: its time includes theirs.
+    if (name == "pesto" && a.method == "all") run.seconds += baseline_seconds;
+    else baseline_seconds += secs;
+    if (run.outcome.status != SolveStatus::kInfeasible) {
+      run.sim = place::Simulate(p, run.outcome.placement, {.keep_timeline = true});
+      if (!run.sim.feasible) {
+        run.outcome.note = "rejected by the simulator: " + run.sim.reason;
+        run.outcome.status = SolveStatus::kInfeasible;
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  place::LowerBounds lb = place::ComputeLowerBounds(p);
+  for (const MethodRun& r : runs) {
+    if (r.outcome.bound_is_global && r.outcome.bound_ms > lb.mip_ms) lb.mip_ms = r.outcome.bound_ms;
+  }
+  double lower = lb.best_ms();
+  const MethodRun* best = nullptr;
+  for (const MethodRun& r : runs) {
+    if (r.sim.feasible && (!best || r.sim.makespan_ms < best->sim.makespan_ms)) best = &r;
+  }
+  if (!best) {
+    std::string why = runs.size() == 1 ? ": " + runs[0].outcome.note : "";
+    return ReportError(InvalidArgument(a.graph + ": no method found a placement that fits in "
+                                       "device memory" + why));
+  }
+  if (!a.out.empty()) {
+    Status st = place::WritePlacementJson(a.out, p, best->outcome.placement, best->sim,
+                                          {best->name, lower});
+    if (!st.ok()) return ReportError(st);
+  }
+  if (!a.trace.empty()) {
+    Status st = place::WriteChromeTrace(a.trace, p, best->outcome.placement, best->sim);
+    if (!st.ok()) return ReportError(st);
+  }
+  if (a.json) {
+    nlohmann::json j;
+    j["graph"] = p.name;
+    j["ops"] = p.num_ops();
+    j["gpus"] = p.num_devices;
+    j["topology"] = p.topology.name;
+    if (!std::isinf(p.device_mem_bytes[0])) j["device_mem_bytes"] = p.device_mem_bytes[0];
+    j["lower_bound_ms"] = lower;
+    j["lower_bounds"] = {{"critical_path_ms", lb.critical_path_ms},
+                         {"work_per_gpu_ms", lb.work_per_device_ms}};
+    if (lb.mip_ms >= 0) j["lower_bounds"]["mip_ms"] = lb.mip_ms;
+    nlohmann::json methods = nlohmann::json::array();
+    for (const MethodRun& r : runs) {
+      nlohmann::json m = {{"name", r.name},
+                          {"status", place::SolveStatusName(r.outcome.status)},
+                          {"seconds", r.seconds}};
+      if (r.sim.feasible) {
+        m["makespan_ms"] = r.sim.makespan_ms;
+        m["ratio"] = lower > 0 ? r.sim.makespan_ms / lower : 1.0;
+      } else {
+        m["makespan_ms"] = nullptr;
+      }
+      if (r.outcome.bound_ms >= 0) m["mip_bound_ms"] = r.outcome.bound_ms;
+      if (r.outcome.gap >= 0) m["gap"] = r.outcome.gap;
+      if (!r.outcome.note.empty()) m["note"] = r.outcome.note;
+      methods.push_back(std::move(m));
+    }
+    j["methods"] = std::move(methods);
+    j["best"] = best->name;
+    PrintJson(j);
+    return 0;
+  }
+  std::string mem = std::isinf(p.device_mem_bytes[0])
+                        ? "unlimited"
+                        : fmt::format("{:.2f} GiB", p.device_mem_bytes[0] / (1ull << 30));
+  std::fputs(fmt::format("{}: {} ops on {} GPUs, {} topology, {} per GPU\n", p.name,
+                         p.num_ops(), p.num_devices, p.topology.name, mem).c_str(), stdout);
+  std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}{})\n\n",
+                         lower, lb.critical_path_ms, lb.work_per_device_ms,
+                         lb.mip_ms >= 0 ? fmt::format(", MIP {:.3f}", lb.mip_ms) : "")
+                 .c_str(), stdout);
+  std::fputs(fmt::format("  {:<8} {:>13} {:>8} {:>9}  {}\n", "method", "makespan ms",
+                         "ratio", "seconds", "status").c_str(), stdout);
+  for (const MethodRun& r : runs) {
+    std::string ms = r.sim.feasible ? fmt::format("{:.3f}", r.sim.makespan_ms) : "-";
+    std::string ratio =
+        r.sim.feasible && lower > 0 ? fmt::format("{:.3f}", r.sim.makespan_ms / lower) : "-";
+    std::string status = place::SolveStatusName(r.outcome.status);
+    if (r.outcome.gap >= 0) status += fmt::format(" (gap {:.1f}%)", 100 * r.outcome.gap);
+    if (r.outcome.status == SolveStatus::kInfeasible) status += ": " + r.outcome.note;
+    std::fputs(fmt::format("  {:<8} {:>13} {:>8} {:>9.2f}  {}{}\n", r.name, ms, ratio,
+                           r.seconds, status, &r == best ? "  <- best" : "").c_str(), stdout);
+  }
+  if (!a.out.empty()) std::fprintf(stdout, "\nwrote %s (%s)\n", a.out.c_str(), best->name.c_str());
+  if (!a.trace.empty()) std::fprintf(stdout, "wrote %s\n", a.trace.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void SetupPlace(CLI::App& sub, int* exit_code) {
+  auto a = std::make_shared<PlaceArgs>();
+  sub.add_option("GRAPH", a->graph,
+                 "dnn-partitioning JSON, ONNX model, HF config.json or frugal JSON");
+  sub.add_option("--gpus", a->gpus, "Number of GPUs K (>= 1)");
+  sub.add_option("--topology", a->topology, "nvlink, pcie or a topology JSON file")
+      ->capture_default_str();
+  CLI::Option* mem = sub.add_option("--mem-gb", a->mem_gb,
+                 "Memory per GPU in GiB (default: the graph's maxSizePerFPGA, else the "
+                 "--gpu's, else unlimited)");
+  sub.add_option("--gpu", a->gpu, "Catalog GPU whose roofline predicts op times for graphs "
+                                  "without measured times");
+  sub.add_option("--time-limit", a->time_limit_s, "Seconds for pesto (MIP and refinement)")
+      ->capture_default_str();
+  sub.add_option("--method", a->method, "A method, `all`, or `list` to print them")
+      ->capture_default_str();
+  sub.add_option("--out", a->out, "Write the best placement as placement.json");
+  sub.add_option("--trace", a->trace, "Write the best schedule as Chrome-trace JSON");
+  sub.add_option("--seed", a->seed, "Random seed")->capture_default_str();
+  sub.add_option("--threads", a->threads, "CBC threads")->capture_default_str();
+  sub.add_flag("--json", a->json, "Machine-readable output");
+  sub.callback([a, mem, exit_code] {
+    a->mem_given = mem->count() > 0;
+    *exit_code = RunPlace(*a);
+  });
+}
+
 }  // namespace frugal::cli

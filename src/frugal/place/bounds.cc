@@ -1,0 +1,30 @@
+#include "frugal/place/bounds.h"
+
+#include <algorithm>
+
+namespace frugal::place {
+
+double LowerBounds::best_ms() const {
+  return std::max({critical_path_ms, work_per_device_ms, mip_ms});
+}
+
+double CriticalPathMs(const PlacementProblem& p) {
+  std::vector<double> finish(p.num_ops(), 0);
+  double best = 0;
+  for (int u : p.topo_order) {
+    double start = 0;
+    for (int v : p.preds[u]) start = std::max(start, finish[v]);
+    finish[u] = start + p.time_ms[u];
+    best = std::max(best, finish[u]);
+  }
+  return best;
+}
+
+LowerBounds ComputeLowerBounds(const PlacementProblem& p) {
+  LowerBounds b;
+  b.critical_path_ms = CriticalPathMs(p);
+  b.work_per_device_ms = p.total_time_ms() / p.num_devices;
+  return b;
+}
+
+}  // namespace frugal::place

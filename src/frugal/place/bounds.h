@@ -1,0 +1,24 @@
+// Lower bounds on the makespan of any placement and schedule: the critical
+// path (op times only: any path can sit on one device), total work / K, and
+// a bound proved by the MIP when it solved the uncoarsened problem.
+// Stateless; thread-safe.
+#ifndef FRUGAL_PLACE_BOUNDS_H_
+#define FRUGAL_PLACE_BOUNDS_H_
+
+#include "frugal/place/problem.h"
+
+namespace frugal::place {
+
+struct LowerBounds {
+  double critical_path_ms = 0;
+  double work_per_device_ms = 0;  // total op time / K
+  double mip_ms = -1;             // -1 = none proved
+  double best_ms() const;         // the largest of the three
+};
+
+double CriticalPathMs(const PlacementProblem& p);
+LowerBounds ComputeLowerBounds(const PlacementProblem& p);
+
+}  // namespace frugal::place
+
+#endif  // FRUGAL_PLACE_BOUNDS_H_

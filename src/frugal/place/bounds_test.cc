@@ -1,0 +1,21 @@
+#include "frugal/place/bounds.h"
+
+#include <gtest/gtest.h>
+
+#include "frugal/place/test_problems.h"
+
+namespace frugal::place {
+namespace {
+
+TEST(Bounds, CriticalPathAndWorkPerDevice) {
+  PlacementProblem p = testing::ForkJoin(4, 2, 10, 2);
+  LowerBounds b = ComputeLowerBounds(p);
+  EXPECT_DOUBLE_EQ(b.critical_path_ms, 3);
+  EXPECT_DOUBLE_EQ(b.work_per_device_ms, 4.5);
+  EXPECT_DOUBLE_EQ(b.best_ms(), 4.5);
+  b.mip_ms = 6;
+  EXPECT_DOUBLE_EQ(b.best_ms(), 6);
+}
+
+}  // namespace
+}  // namespace frugal::place

@@ -1,0 +1,53 @@
+#include "frugal/place/problem.h"
+
+#include <gtest/gtest.h>
+
+#include "frugal/graph/importer.h"
+#include "frugal/place/test_problems.h"
+
+namespace frugal::place {
+namespace {
+
+using testing::MakeProblem;
+
+TEST(Problem, BuildsFromProfiledGraph) {
+  auto g = ImportGraph("testdata/place/diamond.json");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ProblemOptions o;
+  o.num_devices = 2;
+  auto p = BuildProblem(*g, o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->num_ops(), 4);
+  EXPECT_EQ(p->topology.name, "nvlink");
+  EXPECT_GT(p->device_mem_bytes[0], 0);
+}
+
+TEST(Problem, RejectsBadInputs) {
+  EXPECT_EQ(MakeProblem({1, 1}, {{0, 1, 0}}, 1).name, "test");
+  EXPECT_NE(MakeProblem({1, 1}, {{0, 1, 0}, {1, 0, 0}}, 1).name.find("cycle"), std::string::npos);
+  EXPECT_NE(MakeProblem({1, 1, 1}, {{0, 1, 0}}, 1).name.find("disconnected"), std::string::npos);
+  EXPECT_NE(MakeProblem({-1, 1}, {{0, 1, 0}}, 1).name.find("negative"), std::string::npos);
+  EXPECT_NE(MakeProblem({1, 1}, {{0, 1, 0}}, 2, 5, {10, 1}).name.find("memory too small"),
+            std::string::npos);
+  EXPECT_NE(MakeProblem({1, 1}, {{0, 1, 0}}, 2, 5, {4, 4}, "nvlink", {1, 1})
+                .name.find("memory too small"),
+            std::string::npos);
+}
+
+TEST(Problem, NeedsTimesForUnprofiledOps) {
+  OpGraph g;
+  Op a;
+  a.name = "a";
+  g.AddOp(a);
+  ProblemOptions o;
+  EXPECT_FALSE(BuildProblem(g, o).ok());
+  o.op_time_ms = [](const Op&) { return 2.0; };
+  auto p = BuildProblem(g, o);
+  ASSERT_TRUE(p.ok());
+  EXPECT_DOUBLE_EQ(p->time_ms[0], 2.0);
+  o.num_devices = 0;
+  EXPECT_FALSE(BuildProblem(g, o).ok());
+}
+
+}  // namespace
+}  // namespace frugal::place
