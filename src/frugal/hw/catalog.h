@@ -58,6 +58,9 @@ struct GpuSpec {
   // A100 SXM4). Absent when the part has no NVLink.
   std::optional<double> nvlink_gbps;
   std::optional<int> pcie_gen;
+  // Board power limit (TDP, W) of this form factor: the power the board may
+  // draw at most, which bounds the sustained clock of small cards.
+  std::optional<double> tdp_w;
 
   std::string notes;
   // Field name -> SourceRef id, for every figure present above.

@@ -212,6 +212,7 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.Int("boost_clock_mhz", false, &g.boost_clock_mhz));
   FRUGAL_RETURN_IF_ERROR(r.Number("nvlink_gbps", false, &g.nvlink_gbps));
   FRUGAL_RETURN_IF_ERROR(r.Int("pcie_gen", false, &g.pcie_gen));
+  FRUGAL_RETURN_IF_ERROR(r.Number("tdp_w", false, &g.tdp_w));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
 
   std::set<std::string> present =
@@ -370,6 +371,7 @@ json GpuToJson(const GpuSpec& g) {
   j["boost_clock_mhz"] = OrNull(g.boost_clock_mhz);
   j["nvlink_gbps"] = OrNull(g.nvlink_gbps);
   j["pcie_gen"] = OrNull(g.pcie_gen);
+  j["tdp_w"] = OrNull(g.tdp_w);
   j["notes"] = g.notes.empty() ? json(nullptr) : json(g.notes);
   j["sources"] = g.sources;
   return j;

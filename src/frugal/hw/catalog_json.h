@@ -27,7 +27,8 @@ inline constexpr const char* kGpuFigureFields[] = {"architecture",
                                                    "l2_mib",
                                                    "boost_clock_mhz",
                                                    "nvlink_gbps",
-                                                   "pcie_gen"};
+                                                   "pcie_gen",
+                                                   "tdp_w"};
 inline constexpr const char* kInstanceFigureFields[] = {"gpu",
                                                         "gpu_count",
                                                         "vcpus",

@@ -31,7 +31,7 @@ json TinyCatalog() {
        "mem_gib": 80, "mem_bw_gbps": 2039, "fp32_tflops": 19.5,
        "bf16_tensor_tflops": 312, "nvlink_gbps": 600, "source": "sheet"},
       {"name": "T4", "vendor": "nvidia", "architecture": "turing",
-       "mem_gib": 16, "mem_bw_gbps": 320, "fp32_tflops": 8.1,
+       "mem_gib": 16, "mem_bw_gbps": 320, "fp32_tflops": 8.1, "tdp_w": 70,
        "source": "sheet"}
     ],
     "instances": [
@@ -91,6 +91,12 @@ TEST_F(CatalogFileTest, LoadsATinyCatalogAndResolvesAliases) {
   EXPECT_FALSE(a100->tf32_tensor_tflops.has_value());
   EXPECT_EQ(a100->sources.at("mem_gib"), "sheet");
   EXPECT_EQ(a100->sources.count("tf32_tensor_tflops"), 0u);
+  EXPECT_FALSE(a100->tdp_w.has_value());
+  const GpuSpec* t4 = c.FindGpu("T4");
+  ASSERT_NE(t4, nullptr);
+  ASSERT_TRUE(t4->tdp_w.has_value());
+  EXPECT_DOUBLE_EQ(*t4->tdp_w, 70);
+  EXPECT_EQ(t4->sources.at("tdp_w"), "sheet");
 
   const InstanceSpec* p4de = c.FindInstance("P4DE.24XLARGE");
   ASSERT_NE(p4de, nullptr);
@@ -121,6 +127,8 @@ TEST_F(CatalogFileTest, WrittenJsonLoadsBackIdentically) {
   auto again = LoadCatalog(Write("again.json", out.dump()));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(CatalogToJson(*again), out);
+  EXPECT_EQ(out["gpus"][1]["tdp_w"], 70);
+  EXPECT_TRUE(out["gpus"][0]["tdp_w"].is_null());
 }
 
 TEST_F(CatalogFileTest, DirectoryHoldsGpusAndInstancesFiles) {
@@ -174,6 +182,9 @@ TEST_F(CatalogFileTest, RejectsNegativeZeroAndNonNumbers) {
   doc = TinyCatalog();
   doc["instances"][0]["vcpus"] = 9.5;
   ExpectRejected(doc, "vcpus must be a whole number");
+  doc = TinyCatalog();
+  doc["gpus"][1]["tdp_w"] = 0;
+  ExpectRejected(doc, "\"T4\": tdp_w must be a positive number");
 }
 
 TEST_F(CatalogFileTest, RejectsFigureWithoutSource) {

@@ -277,6 +277,7 @@ Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
                    ? *gpu.sm_count
                    : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
   f.l2_bytes = gpu.l2_mib ? *gpu.l2_mib * 1024 * 1024 : 0;
+  f.tdp_w = gpu.tdp_w ? *gpu.tdp_w : 0;
   return f;
 }
 
@@ -361,6 +362,7 @@ const std::vector<std::string>& FeatureNames() {
     }
     n.insert(n.end(), {"align4_k", "align4_n", "log2_elems_per_sm",
                        "log2_blocks512_per_sm", "rows_per_sm"});
+    n.insert(n.end(), {"log2_tdp_w", "log2_fp32_flops_per_watt"});
     return n;
   }();
   return names;
@@ -411,6 +413,12 @@ std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
   f.push_back(L2(elems / sms));
   f.push_back(L2(CeilDiv(elems, 512) / sms));
   f.push_back(static_cast<double>(s.b) / sms);
+  // Board power bounds the sustained clock of GEMM-like kernels (70-75 W
+  // cards reach a fraction of their boost-clock peak); light ops are
+  // memory- or launch-bound, so they do not see it.
+  const bool heavy = IsHeavyPerfOp(s.op) && gpu.tdp_w > 0;
+  f.push_back(heavy ? L2(gpu.tdp_w) : nan);
+  f.push_back(heavy ? L2(gpu.peak_flops / gpu.tdp_w) : nan);
   return std::vector<float>(f.begin(), f.end());
 }
 

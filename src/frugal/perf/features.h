@@ -25,6 +25,7 @@ struct GpuFeatures {
   double sm_count = 0;    // imputed from FLOP/s and clock when absent
   double l2_bytes = 0;    // 0 when the catalog does not state it
   double clock_mhz = 0;   // imputed (1500) when absent
+  double tdp_w = 0;       // board power; 0 when the catalog does not state it
 };
 
 // InvalidArgument naming the GPU when it has no fp32_tflops figure.
@@ -49,12 +50,15 @@ double RooflineCoreMs(double flops, double bytes, const GpuFeatures& gpu);
 double RooflineMs(const OpShape& shape, const GpuFeatures& gpu);
 
 // The learned model's features of (shape, gpu); the same length and order
-// for every op type. GPU figures enter only relative to the op (times on
-// the roofline, waves of tiles over SMs, bytes over L2): absolute figures
-// let trees memorise the five measured GPUs and transfer worse to others.
+// for every op type. GPU figures enter relative to the op (times on the
+// roofline, waves of tiles over SMs, bytes over L2): absolute figures let
+// trees memorise the five measured GPUs and transfer worse to others. The
+// one exception is board power (TDP and FP32 FLOP/s per watt), for conv,
+// linear and bmm only and missing when the catalog lacks it: it bounds the
+// sustained clock of small cards, which no other figure shows.
 // FeatureNames() names them; kFeatureVersion changes whenever either changes,
 // and saved models record it.
-inline constexpr int kFeatureVersion = 2;
+inline constexpr int kFeatureVersion = 3;
 std::vector<float> LearnedFeatures(const OpShape& shape,
                                    const GpuFeatures& gpu);
 const std::vector<std::string>& FeatureNames();

@@ -87,6 +87,43 @@ TEST(LearnedFeatures, SameLengthForEveryOp) {
   }
 }
 
+// Index of a feature by name; -1 when absent.
+int FeatureIndex(const std::string& name) {
+  const auto& n = FeatureNames();
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+TEST(LearnedFeatures, BoardPowerOnlyForHeavyOpsAndOnlyWhenKnown) {
+  const int tdp = FeatureIndex("log2_tdp_w");
+  const int per_watt = FeatureIndex("log2_fp32_flops_per_watt");
+  ASSERT_GE(tdp, 0);
+  ASSERT_GE(per_watt, 0);
+  GpuSpec spec = FakeGpu();
+  spec.tdp_w = 250;
+  Result<GpuFeatures> g = GpuFeaturesOf(spec);
+  ASSERT_TRUE(g.ok());
+  EXPECT_DOUBLE_EQ(g->tdp_w, 250);
+  const OpShape lin{.op = PerfOp::kLinear, .m = 64, .n = 64, .k = 64};
+  const OpShape add{.op = PerfOp::kAdd, .b = 4, .h = 1000};
+  std::vector<float> f = LearnedFeatures(lin, *g);
+  EXPECT_NEAR(f[tdp], std::log2(250.0), 1e-5);
+  EXPECT_NEAR(f[per_watt], std::log2(1e13 / 250), 1e-4);
+  f = LearnedFeatures(add, *g);
+  EXPECT_TRUE(std::isnan(f[tdp]));
+  EXPECT_TRUE(std::isnan(f[per_watt]));
+
+  spec.tdp_w.reset();  // not in the catalog: missing, not zero
+  g = GpuFeaturesOf(spec);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->tdp_w, 0);
+  f = LearnedFeatures(lin, *g);
+  EXPECT_TRUE(std::isnan(f[tdp]));
+  EXPECT_TRUE(std::isnan(f[per_watt]));
+}
+
 Op MakeOp(const std::string& name, OpKind kind) {
   Op op;
   op.name = name;
