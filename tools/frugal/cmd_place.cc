@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "frugal/graph/importer.h"
 #include "frugal/hw/catalog.h"
+#include "frugal/perf/iteration.h"
 #include "frugal/place/bounds.h"
 #include "frugal/place/chrome_trace.h"
 #include "frugal/place/placement_json.h"
@@ -36,6 +37,7 @@ struct PlaceArgs {
   double mem_gb = -1;
   bool mem_given = false;
   std::string gpu;
+  std::string perf_model;  // empty: the bundled learned model
   double time_limit_s = 60;
   std::string method = "all";
   std::string out;
@@ -45,19 +47,16 @@ struct PlaceArgs {
   int threads = 1;
 };
 
-// OP-TIME HOOK. The one place where ops without a measured time get one.
-// Today: a roofline estimate on the catalog GPU (compute at peak FP32 or
-// memory traffic at peak bandwidth, whichever is slower, plus a 5 us kernel
-// launch). Swap in the perf module's predictor here when it lands.
-// REQUIRES: gpu.fp32_tflops.
-std::function<double(const Op&)> RooflineOpTimeMs(const GpuSpec& gpu) {
-  double flops_per_s = *gpu.fp32_tflops * 1e12;
-  double bytes_per_s = gpu.mem_bw_gbps * 1e9;
-  return [flops_per_s, bytes_per_s](const Op& op) {
-    double compute_s = op.flops / flops_per_s;
-    double memory_s = static_cast<double>(op.bytes_read + op.bytes_written) / bytes_per_s;
-    return (std::max(compute_s, memory_s) + 5e-6) * 1e3;
-  };
+// Ops without a measured time get Ceer's prediction on the catalog GPU
+// (the op-time model of `--perf-model`, by default the bundled learned
+// model), written into the graph as their time.
+Status PredictOpTimes(OpGraph& g, const GpuSpec& gpu, const std::string& perf_model) {
+  FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<OpTimeModel> model, OpenOpTimeModel(perf_model));
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<OpTimePrediction> times, PredictOps(*model, g, gpu));
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (g.ops[i].measured_time_ms < 0) g.ops[i].measured_time_ms = times[i].time_ms;
+  }
+  return Status::Ok();
 }
 
 bool NeedsOpTimes(const OpGraph& g) {
@@ -101,10 +100,7 @@ Result<place::PlacementProblem> LoadProblem(const PlaceArgs& a) {
   if (!a.gpu.empty()) {
     FRUGAL_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog(DefaultCatalogPath()));
     FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, catalog.LookupGpu(a.gpu));
-    if (!spec->fp32_tflops) {
-      return InvalidArgument("--gpu " + a.gpu + ": the catalog has no FP32 peak for it");
-    }
-    po.op_time_ms = RooflineOpTimeMs(*spec);
+    FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.perf_model));
     if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
       po.device_mem_bytes = spec->mem_gib * (1ull << 30);
     }
@@ -258,8 +254,11 @@ void SetupPlace(CLI::App& sub, int* exit_code) {
   CLI::Option* mem = sub.add_option("--mem-gb", a->mem_gb,
                  "Memory per GPU in GiB (default: the graph's maxSizePerFPGA, else the "
                  "--gpu's, else unlimited)");
-  sub.add_option("--gpu", a->gpu, "Catalog GPU whose roofline predicts op times for graphs "
+  sub.add_option("--gpu", a->gpu, "Catalog GPU on which Ceer predicts op times for graphs "
                                   "without measured times");
+  sub.add_option("--perf-model", a->perf_model,
+                 "Op-time model for --gpu: a file from `perf train`, or roofline / ceer / "
+                 "learned (default: the bundled learned model)");
   sub.add_option("--time-limit", a->time_limit_s, "Seconds for pesto (MIP and refinement)")
       ->capture_default_str();
   sub.add_option("--method", a->method, "A method, `all`, or `list` to print them")
