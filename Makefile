@@ -24,9 +24,19 @@ build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
+	@mkdir -p $(BUILD)/demo
+	@echo "== graph: ResNet-50 (bundled ONNX), training step at batch 32"
 	$(FRUGAL) graph show models/resnet50.onnx --batch 32 --train --optimizer momentum
-	$(FRUGAL) graph show models/hf/gpt2_large.json --seq 1024 --batch 1 --train
-	$(FRUGAL) catalog list --gpus
+	@echo "== Ceer: GPT-2 large training iteration on a V100, then on 8 V100s (p3.16xlarge)"
+	$(FRUGAL) predict models/hf/gpt2_large.json --gpu V100-PCIE-32GB --batch 1 --seq 1024 --top 5
+	$(FRUGAL) predict models/hf/gpt2_large.json --instance p3.16xlarge --batch 1 --seq 1024 --top 0
+	@echo "== Ceer: cheapest cloud configuration to train ResNet-50 on ImageNet (90 epochs) in 24 h"
+	$(FRUGAL) advise models/resnet50.onnx --batch 64 --samples 1281167 --epochs 90 --deadline 24 --top 5
+	@echo "== Pesto: GNMT training step (profiled) across 4 GPUs"
+	$(FRUGAL) place models/graphs/gnmt_training.json --gpus 4 --time-limit 10 --out $(BUILD)/demo/placement.json --trace $(BUILD)/demo/trace.json
+	@echo "== SmartCache: a text-tokenisation pipeline's I/O, cache at 1% and 10% of its footprint"
+	$(FRUGAL) cache gen --preset text -o $(BUILD)/demo/text.frt
+	$(FRUGAL) cache simulate $(BUILD)/demo/text.frt --policy lru,s3fifo,lrb,smartcache,belady --size 1%,10%
 
 test: build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure

@@ -1,6 +1,9 @@
 // Behaviour of individual policies on hand-made traces.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/simulator.h"
 
@@ -69,6 +72,32 @@ TEST(BeladyPolicy, DoesNotAdmitObjectsNeverReadAgain) {
   EXPECT_FALSE(p->Resident(t.requests[1].obj));
 }
 
+TEST(BeladyPolicy, WeighsSlicedReadsByTheBytesTheySave) {
+  // Room for one 100-byte file. A is read whole, then in 25-byte slices at
+  // t=2, 4, 5, 6; B is read whole at t=1 and t=3. Farthest-next-read keeps
+  // A at t=1 (next read at 2, B's at 3) and saves 100 bytes; per byte and
+  // step B's whole read pays off sooner than A's slices, and keeping B then
+  // A saves 150: B hits at t=3, A at t=5 and t=6.
+  std::vector<TraceEvent> ev;
+  auto read = [&](int64_t t, uint64_t id, int64_t off, int64_t len) {
+    TraceEvent e;
+    e.time_us = t;
+    e.object_id = id;
+    e.size = 100;
+    e.offset = off;
+    e.length = len;
+    ev.push_back(e);
+  };
+  read(0, 1, 0, 100);
+  read(1, 2, 0, 100);
+  read(2, 1, 0, 25);
+  read(3, 2, 0, 100);
+  for (int k = 1; k < 4; ++k) read(3 + k, 1, 25 * k, 25);
+  auto t = std::move(LoadRequestTrace(ev)).value();
+  auto h = Hits("belady", t, 100);
+  EXPECT_EQ(h, (std::vector<bool>{false, false, false, true, false, true, true}));
+}
+
 TEST(ArcPolicy, ScanResistantAfterWarmup) {
   // A hot pair survives a one-pass scan of new objects.
   std::vector<int> ids = {1, 2, 1, 2, 1, 2};
@@ -88,6 +117,33 @@ TEST(SmartCachePolicy, ReportsModelAccuracyFields) {
   EXPECT_TRUE(r->report.contains("lifetime_within_2x"));
   EXPECT_TRUE(r->report.contains("reuse_accuracy"));
   EXPECT_TRUE(r->report.contains("retrains"));
+}
+
+TEST(SmartCachePolicy, KeepsRawInputForItsDailyReRead) {
+  // 600 raw files read once a day, one per second; the cache holds 300.
+  // LRU and FIFO cycle through them and never hit. smartcache learns the
+  // pattern's daily gap from day 1's re-reads and keeps the files read
+  // first for the next day instead of churning.
+  std::vector<TraceEvent> ev;
+  constexpr int kFiles = 600;
+  for (int day = 0; day < 4; ++day) {
+    for (int i = 0; i < kFiles; ++i) {
+      TraceEvent e;
+      e.time_us = (int64_t{day} * 86400 + i) * 1000000;
+      e.path = "/raw/part-" + std::to_string(i) + ".parquet";
+      e.size = e.length = 100;
+      ev.push_back(e);
+    }
+  }
+  auto t = std::move(LoadRequestTrace(ev)).value();
+  auto late_hits = [&](const std::string& policy) {
+    auto h = Hits(policy, t, 300 * 100);
+    int n = 0;
+    for (size_t i = 2 * kFiles; i < h.size(); ++i) n += h[i];
+    return n;
+  };
+  EXPECT_EQ(late_hits("lru"), 0);
+  EXPECT_GE(late_hits("smartcache"), kFiles / 2);
 }
 
 }  // namespace

@@ -17,6 +17,13 @@
 // predicted next read + 0.1 x predicted gap); a file predicted never to be
 // read again has density 0. Deleted files free their space at once.
 //
+// Per path pattern the policy also keeps online statistics of the labels
+// seen so far (mean and spread of the log next-read gap, mean log reuse),
+// given to the models as features; for a read of a pattern whose gaps are
+// consistent (variance of log1p(gap) < 0.25, e.g. raw input re-read by each
+// daily run) the pattern's mean gap replaces the model's prediction, which
+// has no labelled rows for a re-read's features until a day later.
+//
 // Labels become known when their horizon passes, at the next read, or when
 // the file is deleted; the models are retrained on a sliding window of the
 // latest labelled accesses whenever enough new labels arrived (checked every
@@ -36,7 +43,12 @@
 namespace frugal::cache {
 namespace {
 
-constexpr int kFeatures = 16;
+constexpr int kFeatures = 19;
+// Columns 16-18 are per-path-pattern statistics of the labels seen so far
+// (mean log next-read gap, log label count, mean log future reuse),
+// refreshed for every training row at each retrain and read at prediction
+// time: a target encoding of the pattern that only uses past outcomes.
+constexpr int kPatternGap = 16, kPatternCount = 17, kPatternReuse = 18;
 constexpr int64_t kHorizonUs = 3600LL * 1000000;  // labels look 1 hour ahead
 constexpr int64_t kShortUs = 60LL * 1000000;       // and 1 minute ahead
 constexpr int64_t kGapCensorUs = 2LL * 86400 * 1000000;  // "no next read" beyond 2 days
@@ -181,10 +193,13 @@ class SmartCache : public CachePolicy {
     const FileState& f = files_[x];
     if (!gap_model_.fitted()) return 1.0 / (1.0 + static_cast<double>(now_us - f.last_us) * 1e-6);
     // A path pattern the model has no labels for yet: assume a read within
-    // the hour, below files the model knows to be read sooner.
+    // the hour, below files the model knows to be read sooner. The value
+    // does not decay with age, so an unknown newcomer does not displace an
+    // unknown incumbent (ties keep the incumbent): raw input read once a
+    // day then stays for its re-read instead of churning.
     const auto pattern = static_cast<size_t>(f.pattern);
     if (pattern >= pattern_labels_.size() || pattern_labels_[pattern] < kMinPatternLabels) {
-      return 1.0 / (3601.0 + static_cast<double>(now_us - f.last_us) * 1e-6);
+      return 1.0 / 3601.0;
     }
     // Alive within the hour: future bytes over remaining lifetime, plus
     // the reads due within a minute.
@@ -275,6 +290,7 @@ class SmartCache : public CachePolicy {
     }
     Sample s;
     Features(r, f, s.x);
+    PatternStats(s.x);
     s.time_us = now;
     s.obj = r.obj;
     s.size = std::max<int64_t>(r.obj_size, 1);
@@ -290,7 +306,19 @@ class SmartCache : public CachePolicy {
     // A rename is metadata only: the write's next-read sample stays open.
     const bool rename = r.kind == RequestKind::kRename;
     if (gap_model_.fitted() && !rename) {
-      const double gap_s = std::max(0.0, std::expm1(static_cast<double>(gap_model_.Predict(s.x, kFeatures))));
+      double log_gap = static_cast<double>(gap_model_.Predict(s.x, kFeatures));
+      // A pattern whose files all come back after about the same gap (raw
+      // input re-read by the daily run) is its own best predictor: the
+      // model has no labelled rows yet for a re-read's features (time since
+      // the last access of a day) until that re-read's next re-read.
+      const auto pat = static_cast<size_t>(f.pattern);
+      if (r.kind == RequestKind::kRead && pat < pattern_labels_.size() && pattern_labels_[pat] >= kMinPatternLabels) {
+        const double n = static_cast<double>(pattern_labels_[pat]);
+        const double mean = pattern_gap_sum_[pat] / n;
+        const double var = std::max(0.0, pattern_gap_sq_[pat] / n - mean * mean);
+        if (var < 0.25) log_gap = mean;
+      }
+      const double gap_s = std::max(0.0, std::expm1(log_gap));
       f.next_read_us = now + static_cast<int64_t>(gap_s * 1e6);
     }
     f.last_us = now;
@@ -304,6 +332,16 @@ class SmartCache : public CachePolicy {
     gap_samples_.back().time_us = now;
     gap_samples_.back().obj = r.obj;
     MaybeRetrain(index);
+  }
+
+  // Fills the pattern columns from the labels seen so far.
+  void PatternStats(float* x) const {
+    const auto p = static_cast<size_t>(x[7]);
+    const bool g = p < pattern_labels_.size() && pattern_labels_[p] > 0;
+    x[kPatternGap] = g ? static_cast<float>(pattern_gap_sum_[p] / static_cast<double>(pattern_labels_[p])) : -1.f;
+    x[kPatternCount] = g ? static_cast<float>(std::log1p(static_cast<double>(pattern_labels_[p]))) : 0.f;
+    const bool u = p < pattern_reuse_n_.size() && pattern_reuse_n_[p] > 0;
+    x[kPatternReuse] = u ? static_cast<float>(pattern_reuse_sum_[p] / static_cast<double>(pattern_reuse_n_[p])) : -1.f;
   }
 
   void MaybeRetrain(int64_t index) {
@@ -354,6 +392,13 @@ class SmartCache : public CachePolicy {
     }
     std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(next_slot_ * kFeatures));
     window_reuse_[next_slot_] = static_cast<float>(std::log1p(reuse));
+    const auto pattern = static_cast<size_t>(s.x[7]);
+    if (pattern >= pattern_reuse_n_.size()) {
+      pattern_reuse_n_.resize(pattern + 1, 0);
+      pattern_reuse_sum_.resize(pattern + 1, 0.0);
+    }
+    ++pattern_reuse_n_[pattern];
+    pattern_reuse_sum_[pattern] += static_cast<double>(window_reuse_[next_slot_]);
     window_ttl_[next_slot_] = static_cast<float>(std::log1p(ttl_s));
     window_short_[next_slot_] = static_cast<float>(
         std::log1p(static_cast<double>(s.short_bytes) / static_cast<double>(s.size)));
@@ -367,10 +412,16 @@ class SmartCache : public CachePolicy {
     if (s.done) return;
     s.done = true;
     const size_t pattern = static_cast<size_t>(s.x[7]);
-    if (pattern >= pattern_labels_.size()) pattern_labels_.resize(pattern + 1, 0);
+    if (pattern >= pattern_labels_.size()) {
+      pattern_labels_.resize(pattern + 1, 0);
+      pattern_gap_sum_.resize(pattern + 1, 0.0);
+      pattern_gap_sq_.resize(pattern + 1, 0.0);
+    }
     ++pattern_labels_[pattern];
     std::copy(s.x, s.x + kFeatures, gap_x_.begin() + static_cast<ptrdiff_t>(gap_slot_ * kFeatures));
     gap_y_[gap_slot_] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kGapCensorUs)) * 1e-6));
+    pattern_gap_sum_[pattern] += static_cast<double>(gap_y_[gap_slot_]);
+    pattern_gap_sq_[pattern] += static_cast<double>(gap_y_[gap_slot_]) * static_cast<double>(gap_y_[gap_slot_]);
     gap_slot_ = (gap_slot_ + 1) % kWindow;
     gap_rows_ = std::min(gap_rows_ + 1, kWindow);
   }
@@ -378,11 +429,13 @@ class SmartCache : public CachePolicy {
   void Retrain() {
     if (gap_rows_ > 0) {
       std::vector<float> gx(gap_x_.begin(), gap_x_.begin() + static_cast<ptrdiff_t>(gap_rows_ * kFeatures));
+      for (size_t i = 0; i < gap_rows_; ++i) PatternStats(&gx[i * kFeatures]);
       std::vector<float> gy(gap_y_.begin(), gap_y_.begin() + static_cast<ptrdiff_t>(gap_rows_));
       (void)gap_model_.Fit(gx, kFeatures, gy);
     }
     const size_t n = window_rows_;
     std::vector<float> x(window_x_.begin(), window_x_.begin() + static_cast<ptrdiff_t>(n * kFeatures));
+    for (size_t i = 0; i < n; ++i) PatternStats(&x[i * kFeatures]);
     std::vector<float> y1(window_reuse_.begin(), window_reuse_.begin() + static_cast<ptrdiff_t>(n));
     std::vector<float> y2(window_ttl_.begin(), window_ttl_.begin() + static_cast<ptrdiff_t>(n));
     std::vector<float> y3(window_short_.begin(), window_short_.begin() + static_cast<ptrdiff_t>(n));
@@ -406,6 +459,10 @@ class SmartCache : public CachePolicy {
   size_t gap_slot_ = 0, gap_rows_ = 0;
   std::vector<FileState> files_;
   std::vector<int64_t> pattern_labels_;  // next-read labels per path pattern id
+  std::vector<double> pattern_gap_sum_;  // sum of their log1p(gap_s)
+  std::vector<double> pattern_gap_sq_;   // and of its square
+  std::vector<int64_t> pattern_reuse_n_;  // hour-horizon labels per pattern
+  std::vector<double> pattern_reuse_sum_;  // sum of their log1p(reuse)
   ResidentSet residents_;
   PathInterner interner_;
   GbdtRegressor reuse_model_, ttl_model_, short_model_, gap_model_;
