@@ -1,7 +1,10 @@
 #include "frugal/perf/iteration.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -21,6 +24,12 @@ double PcieGbps(int gen) {
 }
 constexpr double kDefaultNetworkGbit = 25;
 
+using ShapeKey = std::array<int64_t, 12>;
+ShapeKey KeyOf(const OpShape& s) {
+  return {static_cast<int64_t>(s.op), s.b, s.m, s.n, s.k, s.h, s.in_channels,
+          s.out_channels, s.kernel, s.image, s.stride, s.padding};
+}
+
 bool CostsNothing(const Op& op) {
   return CategoryOf(op.kind) == OpCategory::kMeta || op.attrs.GetInt("view", 0) == 1;
 }
@@ -31,8 +40,10 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
                                                  const OpGraph& graph,
                                                  const GpuSpec& gpu) {
   std::vector<OpTimePrediction> out(graph.ops.size());
+  // Transformer layers repeat: each distinct shape is predicted once.
   std::vector<OpShape> shapes;
-  std::vector<std::pair<size_t, int64_t>> slots;  // op index, repeat
+  std::map<ShapeKey, size_t> shape_index;
+  std::vector<std::tuple<size_t, int64_t, size_t>> slots;  // op, repeat, shape
   std::optional<GpuFeatures> features;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const Op& op = graph.ops[i];
@@ -49,8 +60,9 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
     OpQuery q = QueryForOp(op);
     p.basis = q.basis;
     if (q.shape) {
-      shapes.push_back(*q.shape);
-      slots.emplace_back(i, q.repeat);
+      auto [it, added] = shape_index.emplace(KeyOf(*q.shape), shapes.size());
+      if (added) shapes.push_back(*q.shape);
+      slots.emplace_back(i, q.repeat, it->second);
       continue;
     }
     if (!features) {
@@ -66,8 +78,8 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
   }
   if (!shapes.empty()) {
     FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));
-    for (size_t k = 0; k < slots.size(); ++k) {
-      out[slots[k].first].time_ms = t[k] * static_cast<double>(slots[k].second);
+    for (const auto& [op, repeat, shape] : slots) {
+      out[op].time_ms = t[shape] * static_cast<double>(repeat);
     }
   }
   return out;
