@@ -1,18 +1,9 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal catalog`. Usage: cli_catalog_test.sh FRUGAL_BINARY
 # Runs from the repository root; exits 1 on the first failed check.
-set -u
-
-FRUGAL="${1:?usage: cli_catalog_test.sh FRUGAL_BINARY}"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 # The bundled catalog, whatever the caller's environment says.
 unset FRUGAL_CATALOG FRUGAL_DATA_DIR
-
-fail() {
-  echo "cli_catalog_test: FAIL: $*" >&2
-  exit 1
-}
 
 # run NAME ARGS... : runs frugal, keeping stdout, stderr and the exit code.
 run() {

@@ -2,22 +2,7 @@
 # CLI checks for `frugal perf`. Usage: cli_perf_test.sh FRUGAL_BINARY
 # Runs from the repository root. Exits 1 on the first failed check. Trains
 # only on small generated CSVs, so it takes seconds.
-set -u
-FRUGAL="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-expect_error() {  # expect_error RC NEEDLE ARGS...
-  local rc="$1" needle="$2"; shift 2
-  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
-  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
-  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
-  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
-}
-
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 json_get() {  # json_get FILE EXPR: evaluates EXPR on the document `d`
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }

@@ -1,24 +1,9 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal place`. Usage: cli_place_test.sh FRUGAL_BINARY
 # Runs from the repository root. Exits 1 on the first failed check.
-set -u
-FRUGAL="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 T=testdata/place
 
-# expect_error RC NEEDLE ARGS...: exit code RC, exactly one stderr line that
-# contains NEEDLE, nothing on stdout.
-expect_error() {
-  local rc="$1" needle="$2"; shift 2
-  "$FRUGAL" "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  [ "$got" -eq "$rc" ] || fail "frugal $*: exit $got, want $rc ($(cat "$TMP/err"))"
-  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one stderr line, got: $(cat "$TMP/err")"
-  grep -qF -- "$needle" "$TMP/err" || fail "frugal $*: stderr lacks '$needle': $(cat "$TMP/err")"
-  [ ! -s "$TMP/out" ] || fail "frugal $*: unexpected stdout"
-}
 
 py() { python3 -c "$@" || fail "check failed: $1"; }
 

@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal predict`. Usage: cli_predict_test.sh FRUGAL_BINARY
-set -u
-FRUGAL="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 M=models/hf/gpt2_med.json
 P="--perf-model roofline"
 
@@ -30,17 +26,12 @@ assert all(o["time_ms"] >= 0 for o in one["ops"])
 PY
 "$FRUGAL" predict $M --gpu T4 --batch 1 --seq 256 $P | grep -q "iteration" || fail "text output"
 
-check_error() {
-  "$FRUGAL" "$@" >/dev/null 2>"$TMP/err"
-  [ $? -eq 1 ] || fail "frugal $*: want exit 1 ($(cat "$TMP/err"))"
-  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one line: $(cat "$TMP/err")"
-}
-check_error predict $M --gpu NoSuchGPU --batch 1 $P
-check_error predict $M --instance no.such.instance --batch 1 $P
-check_error predict $M --gpu T4 --batch 0 $P
-check_error predict $M --gpu T4 --batch -3 $P
-check_error predict $M --batch 1 $P
-check_error predict $M --gpu T4 --batch 1 --perf-model /nonexistent.ubj
-check_error predict $M --instance p3.2xlarge --gpus 4 --batch 1 $P
-check_error predict missing.onnx --gpu T4 --batch 1 $P
+expect_error 1 "" predict $M --gpu NoSuchGPU --batch 1 $P
+expect_error 1 "" predict $M --instance no.such.instance --batch 1 $P
+expect_error 1 "" predict $M --gpu T4 --batch 0 $P
+expect_error 1 "" predict $M --gpu T4 --batch -3 $P
+expect_error 1 "" predict $M --batch 1 $P
+expect_error 1 "" predict $M --gpu T4 --batch 1 --perf-model /nonexistent.ubj
+expect_error 1 "" predict $M --instance p3.2xlarge --gpus 4 --batch 1 $P
+expect_error 1 "" predict missing.onnx --gpu T4 --batch 1 $P
 echo "cli_predict_test: all checks passed"

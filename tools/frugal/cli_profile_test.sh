@@ -1,11 +1,6 @@
 #!/usr/bin/env bash
 # CLI checks for `frugal profile`. Usage: cli_profile_test.sh FRUGAL_BINARY
-set -u
-FRUGAL="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 "$FRUGAL" profile --list | grep -q "cpu" || fail "--list lacks cpu"
 
 # A small real measurement, written in the shared CSV schema.
@@ -28,15 +23,10 @@ head -1 "$TMP"/p/linear/*.csv | grep -q "^OPName,Latency,Device,B,M,N,K" || fail
 [ "$(tail -n +2 "$TMP"/q/relu/*.csv | wc -l)" -eq 3 ] || fail "--shapes count"
 
 # Errors: one line, exit 1.
-check_error() {
-  "$FRUGAL" "$@" >/dev/null 2>"$TMP/err"
-  [ $? -eq 1 ] || fail "frugal $*: want exit 1"
-  [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "frugal $*: want one line: $(cat "$TMP/err")"
-}
-check_error profile --op warp
-check_error profile --backend tpu
-check_error profile --reps 0
-check_error profile --shapes /nonexistent.csv
+expect_error 1 "" profile --op warp
+expect_error 1 "" profile --backend tpu
+expect_error 1 "" profile --reps 0
+expect_error 1 "" profile --shapes /nonexistent.csv
 printf 'OPName,Latency,Device,B,H\nrelu,abc,cpu,1,2\n' >"$TMP/bad.csv"
-check_error profile --shapes "$TMP/bad.csv"
+expect_error 1 "" profile --shapes "$TMP/bad.csv"
 echo "cli_profile_test: all checks passed"
