@@ -41,6 +41,19 @@ const RequestTrace& ObjectTrace() {
   return *t;
 }
 
+// `n` whole reads of one object of `size` bytes, one per microsecond.
+std::vector<TraceEvent> RepeatedReads(int n, uint64_t object_id, int64_t size) {
+  std::vector<TraceEvent> ev;
+  for (int i = 0; i < n; ++i) {
+    TraceEvent e;
+    e.time_us = i;
+    e.object_id = object_id;
+    e.size = e.length = size;
+    ev.push_back(e);
+  }
+  return ev;
+}
+
 class PolicyConformance : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<CachePolicy> Make(const RequestTrace& t, int64_t capacity) {
@@ -105,15 +118,7 @@ TEST_P(PolicyConformance, IsDeterministic) {
 }
 
 TEST_P(PolicyConformance, HitsARepeatedSmallObjectWhenAdmitted) {
-  std::vector<TraceEvent> ev;
-  for (int i = 0; i < 10; ++i) {
-    TraceEvent e;
-    e.time_us = i;
-    e.object_id = 1;
-    e.size = e.length = 100;
-    ev.push_back(e);
-  }
-  auto t = LoadRequestTrace(ev);
+  auto t = LoadRequestTrace(RepeatedReads(10, 1, 100));
   ASSERT_TRUE(t.ok());
   auto hits = Replay(*t, 10000);  // S3-FIFO admits only objects under 10%
   EXPECT_FALSE(hits[0]);
@@ -121,15 +126,7 @@ TEST_P(PolicyConformance, HitsARepeatedSmallObjectWhenAdmitted) {
 }
 
 TEST_P(PolicyConformance, NeverAdmitsAnObjectLargerThanTheCache) {
-  std::vector<TraceEvent> ev;
-  for (int i = 0; i < 4; ++i) {
-    TraceEvent e;
-    e.time_us = i;
-    e.object_id = 9;
-    e.size = e.length = 5000;
-    ev.push_back(e);
-  }
-  auto t = LoadRequestTrace(ev);
+  auto t = LoadRequestTrace(RepeatedReads(4, 9, 5000));
   ASSERT_TRUE(t.ok());
   for (bool hit : Replay(*t, 4999)) EXPECT_FALSE(hit);
 }

@@ -1,55 +1,34 @@
 // LFU: evicts the object with the fewest accesses since admission, the
 // least recently used among ties.
-#include <set>
 #include <tuple>
+#include <vector>
 
+#include "frugal/cache/policies/evicting_policy.h"
 #include "frugal/cache/policies/policies.h"
 
 namespace frugal::cache {
 namespace {
 
-class Lfu : public CachePolicy {
+using LfuKey = std::tuple<int64_t, int64_t, uint32_t>;  // frequency, last access, object
+
+class Lfu : public OrderedPolicy<LfuKey> {
  public:
   explicit Lfu(const PolicyOptions& o)
-      : CachePolicy(o), freq_(o.trace->objects.size(), 0), last_(o.trace->objects.size(), 0) {}
+      : OrderedPolicy(o), freq_(o.trace->objects.size(), 0), last_(o.trace->objects.size(), 0) {}
 
-  bool Access(const Request& r, int64_t index) override {
-    const uint32_t x = r.obj;
-    if (Resident(x)) {
-      order_.erase({freq_[x], last_[x], x});
-      ++freq_[x];
-      last_[x] = index;
-      order_.insert({freq_[x], last_[x], x});
-      if (ResidentSize(x) != r.obj_size) {
-        ResizeResident(x, r.obj_size);
-        while (used_ > capacity_) Evict();
-      }
-      return true;
-    }
-    if (!Fits(r.obj_size)) return false;
-    while (used_ + r.obj_size > capacity_) Evict();
-    freq_[x] = 1;
-    last_[x] = index;
-    order_.insert({1, index, x});
-    AddResident(x, r.obj_size);
-    return false;
+ protected:
+  LfuKey KeyOf(uint32_t x) const override { return {freq_[x], last_[x], x}; }
+  void Touch(const Request& r, int64_t index) override {
+    ++freq_[r.obj];
+    last_[r.obj] = index;
   }
-
-  void Delete(uint32_t x) override {
-    if (!Resident(x)) return;
-    order_.erase({freq_[x], last_[x], x});
-    DropResident(x);
+  void Init(const Request& r, int64_t index) override {
+    freq_[r.obj] = 1;
+    last_[r.obj] = index;
   }
 
  private:
-  void Evict() {
-    auto it = order_.begin();
-    const uint32_t v = std::get<2>(*it);
-    order_.erase(it);
-    DropResident(v);
-  }
   std::vector<int64_t> freq_, last_;
-  std::set<std::tuple<int64_t, int64_t, uint32_t>> order_;
 };
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include "frugal/cache/learner.h"
 #include "frugal/cache/policies/policies.h"
 #include "frugal/cache/policies/resident_set.h"
+#include "frugal/cache/policies/resizing_policy.h"
+#include "frugal/cache/policies/training_window.h"
 
 namespace frugal::cache {
 namespace {
@@ -20,9 +22,6 @@ namespace {
 constexpr int kGaps = 6;
 constexpr int kFeatures = kGaps + 4;
 constexpr int64_t kCensorUs = 2LL * 86400 * 1000000;
-constexpr size_t kWindow = 20000;
-constexpr int64_t kMinNewLabels = 256;
-constexpr int64_t kCheckEvery = 512;
 constexpr size_t kCandidates = 64;
 
 struct Sample {
@@ -40,20 +39,17 @@ struct ObjState {
   int64_t pending = -1;  // id of the sample awaiting this object's next access
 };
 
-class Lrb : public CachePolicy {
+class Lrb : public ResizingPolicy {
  public:
   explicit Lrb(const PolicyOptions& o)
-      : CachePolicy(o), objs_(o.trace->objects.size()),
+      : ResizingPolicy(o), objs_(o.trace->objects.size()),
         residents_(o.trace->objects.size(), o.seed ^ 0x1b5), model_({30, 6, 0.3, o.seed}) {}
 
   bool Access(const Request& r, int64_t index) override {
     Observe(r, index);
     const uint32_t x = r.obj;
     if (Resident(x)) {
-      if (ResidentSize(x) != r.obj_size) {
-        ResizeResident(x, r.obj_size);
-        while (used_ > capacity_) EvictOne(x);
-      }
+      UpdateSize(r, [&] { EvictOne(x); });
       return true;
     }
     if (!Fits(r.obj_size)) return false;
@@ -131,28 +127,24 @@ class Lrb : public CachePolicy {
     }
     s.pending = base_ + static_cast<int64_t>(samples_.size());
     samples_.push_back(smp);
-    if (index - last_check_ >= kCheckEvery) {
-      last_check_ = index;
-      if (new_labels_ >= kMinNewLabels) Retrain();
-    }
+    if (schedule_.Due(index)) Retrain();
   }
 
   void Label(int64_t id, int64_t gap_us) {
     Sample& s = samples_[id - base_];
     if (s.done) return;
     s.done = true;
-    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(slot_ * kFeatures));
-    window_y_[slot_] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kCensorUs)) * 1e-6));
-    slot_ = (slot_ + 1) % kWindow;
-    rows_ = std::min(rows_ + 1, kWindow);
-    ++new_labels_;
+    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
+    window_y_[cursor_.slot] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kCensorUs)) * 1e-6));
+    cursor_.Advance();
+    schedule_.AddLabel();
   }
 
   void Retrain() {
-    std::vector<float> x(window_x_.begin(), window_x_.begin() + static_cast<ptrdiff_t>(rows_ * kFeatures));
-    std::vector<float> y(window_y_.begin(), window_y_.begin() + static_cast<ptrdiff_t>(rows_));
+    std::vector<float> x = Prefix(window_x_, cursor_.rows * kFeatures);
+    std::vector<float> y = Prefix(window_y_, cursor_.rows);
     if (model_.Fit(x, kFeatures, y).ok()) ++retrains_;
-    new_labels_ = 0;
+    schedule_.Refitted();
   }
 
   std::vector<ObjState> objs_;
@@ -160,10 +152,11 @@ class Lrb : public CachePolicy {
   GbdtRegressor model_;
   std::deque<Sample> samples_;
   int64_t base_ = 0;
-  std::vector<float> window_x_ = std::vector<float>(kWindow * kFeatures);
-  std::vector<float> window_y_ = std::vector<float>(kWindow);
-  size_t slot_ = 0, rows_ = 0;
-  int64_t new_labels_ = 0, last_check_ = 0, retrains_ = 0;
+  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> window_y_ = std::vector<float>(kTrainWindow);
+  WindowCursor cursor_;
+  RetrainSchedule schedule_;
+  int64_t retrains_ = 0;
   std::vector<uint32_t> cand_;
 };
 

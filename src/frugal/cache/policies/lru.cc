@@ -1,45 +1,16 @@
 // LRU: evicts the least recently used object; a hit moves the object to the head.
-#include "frugal/cache/policies/dlist.h"
+#include "frugal/cache/policies/evicting_policy.h"
 #include "frugal/cache/policies/policies.h"
 
 namespace frugal::cache {
 namespace {
 
-class Lru : public CachePolicy {
+class Lru : public QueuePolicy {
  public:
-  explicit Lru(const PolicyOptions& o)
-      : CachePolicy(o), arena_(o.trace->objects.size()), queue_(&arena_) {}
+  using QueuePolicy::QueuePolicy;
 
-  bool Access(const Request& r, int64_t) override {
-    if (Resident(r.obj)) {
-      queue_.MoveToHead(r.obj);
-      if (ResidentSize(r.obj) != r.obj_size) {
-        ResizeResident(r.obj, r.obj_size);
-        while (used_ > capacity_) Evict();
-      }
-      return true;
-    }
-    if (!Fits(r.obj_size)) return false;
-    while (used_ + r.obj_size > capacity_) Evict();
-    queue_.PushHead(r.obj);
-    AddResident(r.obj, r.obj_size);
-    return false;
-  }
-
-  void Delete(uint32_t obj) override {
-    if (!Resident(obj)) return;
-    queue_.Remove(obj);
-    DropResident(obj);
-  }
-
- private:
-  void Evict() {
-    const uint32_t victim = queue_.tail();
-    queue_.Remove(victim);
-    DropResident(victim);
-  }
-  ListArena arena_;
-  DList queue_;
+ protected:
+  void OnHit(const Request& r, int64_t) override { queue_.MoveToHead(r.obj); }
 };
 
 }  // namespace

@@ -39,6 +39,8 @@
 #include "frugal/cache/policies/path_features.h"
 #include "frugal/cache/policies/policies.h"
 #include "frugal/cache/policies/resident_set.h"
+#include "frugal/cache/policies/resizing_policy.h"
+#include "frugal/cache/policies/training_window.h"
 
 namespace frugal::cache {
 namespace {
@@ -52,9 +54,6 @@ constexpr int kPatternGap = 16, kPatternCount = 17, kPatternReuse = 18;
 constexpr int64_t kHorizonUs = 3600LL * 1000000;  // labels look 1 hour ahead
 constexpr int64_t kShortUs = 60LL * 1000000;       // and 1 minute ahead
 constexpr int64_t kGapCensorUs = 2LL * 86400 * 1000000;  // "no next read" beyond 2 days
-constexpr size_t kWindow = 20000;                  // labelled accesses kept for training
-constexpr int64_t kMinNewLabels = 256;
-constexpr int64_t kCheckEvery = 512;               // requests between retrain checks
 constexpr double kAdmitMinReuse = 0.02;            // of the file's size
 constexpr size_t kCandidates = 256;
 constexpr int64_t kMinPatternLabels = 16;
@@ -93,10 +92,10 @@ struct FileState {
   std::vector<int64_t> pending;  // ids of unlabelled samples
 };
 
-class SmartCache : public CachePolicy {
+class SmartCache : public ResizingPolicy {
  public:
   explicit SmartCache(const PolicyOptions& o)
-      : CachePolicy(o), files_(o.trace->objects.size()),
+      : ResizingPolicy(o), files_(o.trace->objects.size()),
         residents_(o.trace->objects.size(), o.seed ^ 0x5ca1ab1e),
         reuse_model_({30, 6, 0.3, o.seed}), ttl_model_({30, 6, 0.3, o.seed + 1}),
         short_model_({30, 6, 0.3, o.seed + 2}), gap_model_({30, 6, 0.3, o.seed + 3}) {
@@ -107,10 +106,7 @@ class SmartCache : public CachePolicy {
     Observe(r, index);
     const uint32_t x = r.obj;
     if (Resident(x)) {
-      if (ResidentSize(x) != r.obj_size) {
-        ResizeResident(x, r.obj_size);
-        while (used_ > capacity_) EvictOne(r.time_us, x);
-      }
+      UpdateSize(r, [&] { EvictOne(r.time_us, x); });
       return true;
     }
     if (!Fits(r.obj_size)) return false;
@@ -345,10 +341,7 @@ class SmartCache : public CachePolicy {
   }
 
   void MaybeRetrain(int64_t index) {
-    if (index - last_check_ >= kCheckEvery) {
-      last_check_ = index;
-      if (new_labels_ >= kMinNewLabels) Retrain();
-    }
+    if (schedule_.Due(index)) Retrain();
   }
 
   void CompleteUpTo(int64_t now) {
@@ -390,21 +383,20 @@ class SmartCache : public CachePolicy {
         files_within_2x_ += ok;
       }
     }
-    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(next_slot_ * kFeatures));
-    window_reuse_[next_slot_] = static_cast<float>(std::log1p(reuse));
+    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
+    window_reuse_[cursor_.slot] = static_cast<float>(std::log1p(reuse));
     const auto pattern = static_cast<size_t>(s.x[7]);
     if (pattern >= pattern_reuse_n_.size()) {
       pattern_reuse_n_.resize(pattern + 1, 0);
       pattern_reuse_sum_.resize(pattern + 1, 0.0);
     }
     ++pattern_reuse_n_[pattern];
-    pattern_reuse_sum_[pattern] += static_cast<double>(window_reuse_[next_slot_]);
-    window_ttl_[next_slot_] = static_cast<float>(std::log1p(ttl_s));
-    window_short_[next_slot_] = static_cast<float>(
+    pattern_reuse_sum_[pattern] += static_cast<double>(window_reuse_[cursor_.slot]);
+    window_ttl_[cursor_.slot] = static_cast<float>(std::log1p(ttl_s));
+    window_short_[cursor_.slot] = static_cast<float>(
         std::log1p(static_cast<double>(s.short_bytes) / static_cast<double>(s.size)));
-    next_slot_ = (next_slot_ + 1) % kWindow;
-    window_rows_ = std::min(window_rows_ + 1, kWindow);
-    ++new_labels_;
+    cursor_.Advance();
+    schedule_.AddLabel();
   }
 
   void GapLabel(int64_t id, int64_t gap_us) {
@@ -418,32 +410,31 @@ class SmartCache : public CachePolicy {
       pattern_gap_sq_.resize(pattern + 1, 0.0);
     }
     ++pattern_labels_[pattern];
-    std::copy(s.x, s.x + kFeatures, gap_x_.begin() + static_cast<ptrdiff_t>(gap_slot_ * kFeatures));
-    gap_y_[gap_slot_] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kGapCensorUs)) * 1e-6));
-    pattern_gap_sum_[pattern] += static_cast<double>(gap_y_[gap_slot_]);
-    pattern_gap_sq_[pattern] += static_cast<double>(gap_y_[gap_slot_]) * static_cast<double>(gap_y_[gap_slot_]);
-    gap_slot_ = (gap_slot_ + 1) % kWindow;
-    gap_rows_ = std::min(gap_rows_ + 1, kWindow);
+    std::copy(s.x, s.x + kFeatures, gap_x_.begin() + static_cast<ptrdiff_t>(gap_cursor_.slot * kFeatures));
+    gap_y_[gap_cursor_.slot] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kGapCensorUs)) * 1e-6));
+    pattern_gap_sum_[pattern] += static_cast<double>(gap_y_[gap_cursor_.slot]);
+    pattern_gap_sq_[pattern] += static_cast<double>(gap_y_[gap_cursor_.slot]) * static_cast<double>(gap_y_[gap_cursor_.slot]);
+    gap_cursor_.Advance();
   }
 
   void Retrain() {
-    if (gap_rows_ > 0) {
-      std::vector<float> gx(gap_x_.begin(), gap_x_.begin() + static_cast<ptrdiff_t>(gap_rows_ * kFeatures));
-      for (size_t i = 0; i < gap_rows_; ++i) PatternStats(&gx[i * kFeatures]);
-      std::vector<float> gy(gap_y_.begin(), gap_y_.begin() + static_cast<ptrdiff_t>(gap_rows_));
+    if (gap_cursor_.rows > 0) {
+      std::vector<float> gx = Prefix(gap_x_, gap_cursor_.rows * kFeatures);
+      for (size_t i = 0; i < gap_cursor_.rows; ++i) PatternStats(&gx[i * kFeatures]);
+      std::vector<float> gy = Prefix(gap_y_, gap_cursor_.rows);
       (void)gap_model_.Fit(gx, kFeatures, gy);
     }
-    const size_t n = window_rows_;
-    std::vector<float> x(window_x_.begin(), window_x_.begin() + static_cast<ptrdiff_t>(n * kFeatures));
+    const size_t n = cursor_.rows;
+    std::vector<float> x = Prefix(window_x_, n * kFeatures);
     for (size_t i = 0; i < n; ++i) PatternStats(&x[i * kFeatures]);
-    std::vector<float> y1(window_reuse_.begin(), window_reuse_.begin() + static_cast<ptrdiff_t>(n));
-    std::vector<float> y2(window_ttl_.begin(), window_ttl_.begin() + static_cast<ptrdiff_t>(n));
-    std::vector<float> y3(window_short_.begin(), window_short_.begin() + static_cast<ptrdiff_t>(n));
+    std::vector<float> y1 = Prefix(window_reuse_, n);
+    std::vector<float> y2 = Prefix(window_ttl_, n);
+    std::vector<float> y3 = Prefix(window_short_, n);
     if (reuse_model_.Fit(x, kFeatures, y1).ok() && ttl_model_.Fit(x, kFeatures, y2).ok() &&
         short_model_.Fit(x, kFeatures, y3).ok()) {
       ++retrains_;
     }
-    new_labels_ = 0;
+    schedule_.Refitted();
   }
 
   struct GapSample {
@@ -454,9 +445,9 @@ class SmartCache : public CachePolicy {
   };
   std::deque<GapSample> gap_samples_;
   int64_t gap_base_ = 0;
-  std::vector<float> gap_x_ = std::vector<float>(kWindow * kFeatures);
-  std::vector<float> gap_y_ = std::vector<float>(kWindow);
-  size_t gap_slot_ = 0, gap_rows_ = 0;
+  std::vector<float> gap_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> gap_y_ = std::vector<float>(kTrainWindow);
+  WindowCursor gap_cursor_;
   std::vector<FileState> files_;
   std::vector<int64_t> pattern_labels_;  // next-read labels per path pattern id
   std::vector<double> pattern_gap_sum_;  // sum of their log1p(gap_s)
@@ -468,12 +459,13 @@ class SmartCache : public CachePolicy {
   GbdtRegressor reuse_model_, ttl_model_, short_model_, gap_model_;
   std::deque<Sample> samples_;
   int64_t base_ = 0;  // id of samples_.front()
-  std::vector<float> window_x_ = std::vector<float>(kWindow * kFeatures);
-  std::vector<float> window_reuse_ = std::vector<float>(kWindow);
-  std::vector<float> window_ttl_ = std::vector<float>(kWindow);
-  std::vector<float> window_short_ = std::vector<float>(kWindow);
-  size_t next_slot_ = 0, window_rows_ = 0;
-  int64_t new_labels_ = 0, last_check_ = 0, retrains_ = 0;
+  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> window_reuse_ = std::vector<float>(kTrainWindow);
+  std::vector<float> window_ttl_ = std::vector<float>(kTrainWindow);
+  std::vector<float> window_short_ = std::vector<float>(kTrainWindow);
+  WindowCursor cursor_;
+  RetrainSchedule schedule_;
+  int64_t retrains_ = 0;
   int64_t evaluated_ = 0, within_2x_ = 0, reuse_right_ = 0, files_evaluated_ = 0, files_within_2x_ = 0;
   std::vector<uint32_t> cand_;
 };
