@@ -89,18 +89,7 @@ int RunConvert(const GraphArgs& a) {
   return 0;
 }
 
-int RunFormats(bool json) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : Importers()) {
-    if (json) {
-      rows.push_back({{"name", row.name}, {"help", row.help}});
-    } else {
-      std::fputs(fmt::format("  {:<18} {}\n", row.name, row.help).c_str(), stdout);
-    }
-  }
-  if (json) PrintJson(rows);
-  return 0;
-}
+int RunFormats(bool json) { return PrintRegistry(Importers(), json); }
 
 }  // namespace
 

@@ -64,18 +64,7 @@ bool NeedsOpTimes(const OpGraph& g) {
                      [](const Op& op) { return op.measured_time_ms < 0; });
 }
 
-int ListMethods(bool json) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : place::Placers()) {
-    if (json) {
-      rows.push_back({{"name", row.name}, {"help", row.help}});
-    } else {
-      std::fputs(fmt::format("  {:<8} {}\n", row.name, row.help).c_str(), stdout);
-    }
-  }
-  if (json) PrintJson(rows);
-  return 0;
-}
+int ListMethods(bool json) { return PrintRegistry(place::Placers(), json); }
 
 struct MethodRun {
   std::string name;

@@ -80,12 +80,7 @@ Result<std::vector<OpShape>> ShapesToMeasure(const ProfileArgs& a) {
   return all;
 }
 
-int ListBackends() {
-  for (const auto& row : ProfileBackends()) {
-    std::fputs(fmt::format("  {:<6} {}\n", row.name, row.help).c_str(), stdout);
-  }
-  return 0;
-}
+int ListBackends() { return PrintRegistry(ProfileBackends(), false); }
 
 int RunProfile(const ProfileArgs& a) {
   if (a.list) return ListBackends();
