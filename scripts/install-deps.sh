@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config python3
   libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev
   libcli11-dev

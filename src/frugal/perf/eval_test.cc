@@ -2,18 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/perf/test_catalog.h"
+
 namespace frugal {
 namespace {
 
-const Catalog& TheCatalog() {
-  static const Catalog* c = [] {
-    Result<Catalog> r =
-        LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return new Catalog(r.ok() ? *r : Catalog());
-  }();
-  return *c;
-}
+using testing::TheCatalog;
 
 // Rows whose times are exactly the roofline's: roofline scores 0% error.
 std::vector<TrainRow> RooflineRows() {

@@ -69,12 +69,7 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
       FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
       features = g;
     }
-    const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
-    p.fallback = true;
-    p.basis = "roofline: " + q.basis;
-    p.time_ms = (op.flops > 0 || bytes > 0)
-                    ? RooflineCoreMs(op.flops, bytes, *features) + kLaunchOverheadMs
-                    : 0;
+    p = RooflineFallback(op, *features, q.basis);
   }
   if (!shapes.empty()) {
     FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));

@@ -186,11 +186,17 @@ Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
     return p;
   }
   FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
+  return RooflineFallback(op, g, q.basis);
+}
+
+OpTimePrediction RooflineFallback(const Op& op, const GpuFeatures& gpu,
+                                  const std::string& basis) {
+  OpTimePrediction p;
   const double bytes = static_cast<double>(op.bytes_read + op.bytes_written);
   p.fallback = true;
-  p.basis = "roofline: " + q.basis;
+  p.basis = "roofline: " + basis;
   p.time_ms = (op.flops > 0 || bytes > 0)
-                  ? RooflineCoreMs(op.flops, bytes, g) + kLaunchOverheadMs
+                  ? RooflineCoreMs(op.flops, bytes, gpu) + kLaunchOverheadMs
                   : 0;
   return p;
 }

@@ -128,6 +128,12 @@ struct OpTimePrediction {
   std::string basis;  // how it was priced (QueryForOp's basis)
 };
 
+// The roofline time of an op no measured op type covers: its own FLOPs and
+// bytes read + written on `gpu`, plus launch overhead (zero for an op with
+// neither). `basis` is QueryForOp's explanation; the result is a fallback.
+OpTimePrediction RooflineFallback(const Op& op, const GpuFeatures& gpu,
+                                  const std::string& basis);
+
 // Prices `op` with `model` through QueryForOp, or falls back to the
 // roofline of op.flops and op.bytes_read + op.bytes_written (zero for an op
 // with neither). Errors from the model (a GPU ceer has not measured, a GPU

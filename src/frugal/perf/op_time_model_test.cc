@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/perf/test_catalog.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -17,15 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Catalog& TheCatalog() {
-  static const Catalog* c = [] {
-    Result<Catalog> r =
-        LoadCatalog(std::string(FRUGAL_SOURCE_ROOT) + "/data/catalog");
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return new Catalog(r.ok() ? *r : Catalog());
-  }();
-  return *c;
-}
+using testing::TheCatalog;
 
 const GpuSpec& Gpu(const char* name) {
   const GpuSpec* g = TheCatalog().FindGpu(name);
