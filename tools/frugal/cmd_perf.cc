@@ -203,7 +203,9 @@ int RunEval(const PerfArgs& a) {
     (r.split == "random" ? table[key].first : table[key].second) = r;
   }
   std::vector<std::vector<std::string>> out;
-  auto cells = [](const EvalRow& r, std::vector<std::string>* row) {
+  // Count, median and mean APE, and (with_bias) the median signed error.
+  auto cells = [](const EvalRow& r, bool with_bias,
+                  std::vector<std::string>* row) {
     if (r.n == 0 && r.model.empty()) {
       row->insert(row->end(), {"-", "-", "-"});
     } else if (!r.error.empty()) {
@@ -212,19 +214,23 @@ int RunEval(const PerfArgs& a) {
       row->insert(row->end(), {std::to_string(r.n), Pct(r.median_ape_pct),
                                Pct(r.mean_ape_pct)});
     }
+    if (!with_bias) return;
+    bool known = r.error.empty() && !(r.n == 0 && r.model.empty());
+    row->push_back(known ? fmt::format("{:+.1f}", r.median_bias_pct) : "-");
   };
   for (const auto& key : order) {
     const auto& [rand, logo] = table[key];
     std::vector<std::string> row = {std::get<0>(key), std::get<1>(key)};
     if (a.by_gpu) row.push_back(std::get<2>(key));
-    cells(rand, &row);
-    cells(logo, &row);
+    cells(rand, false, &row);
+    cells(logo, true, &row);
     out.push_back(std::move(row));
   }
   std::vector<std::string> header = {"MODEL", "OP"};
   if (a.by_gpu) header.push_back("GPU");
   header.insert(header.end(), {"RAND_N", "RAND_MEDIAN_APE%", "RAND_MEAN_APE%",
-                               "LOGO_N", "LOGO_MEDIAN_APE%", "LOGO_MEAN_APE%"});
+                               "LOGO_N", "LOGO_MEDIAN_APE%", "LOGO_MEAN_APE%",
+                               "LOGO_BIAS%"});
   PrintTable(header, out, a.by_gpu ? 3 : 2);
   return 0;
 }

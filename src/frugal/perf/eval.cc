@@ -10,9 +10,19 @@ namespace {
 
 struct Errors {
   std::vector<double> ape;
+  std::vector<double> signed_pct;  // 100 (predicted - measured) / measured
   std::string error;
   int64_t failed = 0;
 };
+
+// REQUIRES: !v.empty().
+double MedianInPlace(std::vector<double>& v) {
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double hi = v[mid];
+  if (v.size() % 2 != 0) return hi;
+  return 0.5 * (*std::max_element(v.begin(), v.begin() + mid) + hi);
+}
 
 EvalRow Summarise(std::string_view model, const char* split, std::string op,
                   std::string gpu, Errors e) {
@@ -26,19 +36,11 @@ EvalRow Summarise(std::string_view model, const char* split, std::string op,
     r.error = e.error.empty() ? "no test rows" : e.error;
     return r;
   }
-  std::vector<double>& v = e.ape;
   double sum = 0;
-  for (double x : v) sum += x;
-  r.mean_ape_pct = sum / static_cast<double>(v.size());
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  double hi = v[mid];
-  if (v.size() % 2 == 0) {
-    double lo = *std::max_element(v.begin(), v.begin() + mid);
-    r.median_ape_pct = 0.5 * (lo + hi);
-  } else {
-    r.median_ape_pct = hi;
-  }
+  for (double x : e.ape) sum += x;
+  r.mean_ape_pct = sum / static_cast<double>(e.ape.size());
+  r.median_ape_pct = MedianInPlace(e.ape);
+  r.median_bias_pct = MedianInPlace(e.signed_pct);
   return r;
 }
 
@@ -76,7 +78,9 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
     }
     for (size_t i = 0; i < members.size(); ++i) {
       double y = members[i]->latency_ms;
-      e.ape.push_back(100.0 * std::abs((*pred)[i] - y) / y);
+      double pct = 100.0 * ((*pred)[i] - y) / y;
+      e.signed_pct.push_back(pct);
+      e.ape.push_back(std::abs(pct));
     }
   }
   return Status::Ok();
@@ -89,9 +93,13 @@ void Emit(std::string_view model, const char* split,
   for (auto& [key, e] : errors) {
     Errors& agg = by_op[key.first];
     agg.ape.insert(agg.ape.end(), e.ape.begin(), e.ape.end());
+    agg.signed_pct.insert(agg.signed_pct.end(), e.signed_pct.begin(),
+                          e.signed_pct.end());
     agg.failed += e.failed;
     if (!e.error.empty() && agg.error.empty()) agg.error = e.error;
     overall.ape.insert(overall.ape.end(), e.ape.begin(), e.ape.end());
+    overall.signed_pct.insert(overall.signed_pct.end(), e.signed_pct.begin(),
+                              e.signed_pct.end());
   }
   for (auto& [op, agg] : by_op) {
     const char* name = PerfOpName(static_cast<PerfOp>(op));
@@ -188,6 +196,7 @@ nlohmann::json EvalRowToJson(const EvalRow& r) {
   if (r.error.empty()) {
     j["median_ape_pct"] = r.median_ape_pct;
     j["mean_ape_pct"] = r.mean_ape_pct;
+    j["median_bias_pct"] = r.median_bias_pct;
   } else {
     j["error"] = r.error;
   }

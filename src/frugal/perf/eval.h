@@ -34,6 +34,7 @@ struct EvalRow {
   int64_t n = 0;              // test rows
   double median_ape_pct = 0;  // valid when error is empty
   double mean_ape_pct = 0;
+  double median_bias_pct = 0;  // median signed error: > 0 = overestimates
   std::string error;  // why the model could not predict these rows
 };
 
@@ -44,8 +45,8 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
     std::string_view model, const std::vector<TrainRow>& rows,
     const EvalOptions& options);
 
-// {"rows": [{model, split, op, gpu, n, median_ape_pct, mean_ape_pct[,
-// error]}]}.
+// {"rows": [{model, split, op, gpu, n, median_ape_pct, mean_ape_pct,
+// median_bias_pct | error]}]}.
 nlohmann::json EvalRowToJson(const EvalRow& row);
 
 }  // namespace frugal

@@ -47,6 +47,20 @@ TEST(Evaluate, PerfectModelScoresZero) {
   EXPECT_EQ(r->back().n, 160);
 }
 
+TEST(Evaluate, SignedBiasShowsUnderestimates) {
+  std::vector<TrainRow> rows = RooflineRows();
+  for (TrainRow& r : rows) r.latency_ms *= 2;  // roofline predicts half
+  EvalOptions o;
+  o.random_split = false;
+  Result<std::vector<EvalRow>> r = EvaluateOpTimeModel("roofline", rows, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const EvalRow& row : *r) {
+    EXPECT_NEAR(row.median_ape_pct, 50, 1e-9);
+    EXPECT_NEAR(row.median_bias_pct, -50, 1e-9);
+  }
+  EXPECT_DOUBLE_EQ(EvalRowToJson(r->back())["median_bias_pct"], -50);
+}
+
 TEST(Evaluate, CeerCannotDoLeaveOneGpuOut) {
   EvalOptions o;
   o.random_split = false;
