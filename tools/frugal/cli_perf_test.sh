@@ -93,6 +93,35 @@ json_get "$TMP/eval.json" \
 "$FRUGAL" perf eval --model roofline --data "$TMP/data" >"$TMP/eval.txt" || fail "eval table"
 grep -q "^roofline  linear" "$TMP/eval.txt" || fail "eval table lacks roofline linear"
 
+# eval --calibrate: a "logo-cal" split beside logo; the table gains CAL_ columns.
+"$FRUGAL" perf eval --model roofline --split logo --calibrate 5 --data "$TMP/data" --json \
+  >"$TMP/evalcal.json" || fail "perf eval --calibrate"
+json_get "$TMP/evalcal.json" '[r["median_ape_pct"] for r in d["rows"] if r["split"]=="logo-cal" and r["op"]=="all"][0] < 20' |
+  grep -q True || fail "eval --calibrate: calibrated roofline should be within 20%"
+"$FRUGAL" perf eval --model roofline --split logo --calibrate 5 --data "$TMP/data" |
+  grep -q "CAL_MEDIAN_APE%" || fail "eval --calibrate table lacks CAL_ columns"
+expect_error 1 "--calibrate must be >= 0" perf eval --model roofline --calibrate -1 --data "$TMP/data"
+
+# calibrate: roofline scaled to the measured T4 rows; the file applies it again.
+mkdir -p "$TMP/t4"
+grep -h -e "^OPName" -e "Tesla T4" "$TMP/data/linear.csv" >"$TMP/t4/linear.csv"
+"$FRUGAL" perf calibrate --perf-model roofline --data "$TMP/t4" --out "$TMP/cal.json" --json \
+  >"$TMP/cal_out.json" || fail "perf calibrate"
+json_get "$TMP/cal_out.json" 'd["calibration"]["T4"]["linear"]["median_ape_after_pct"] < d["calibration"]["T4"]["linear"]["median_ape_before_pct"]' |
+  grep -q True || fail "calibrate: error should drop on the T4 rows"
+for f in cal plain; do
+  m="$TMP/cal.json"; [ $f = plain ] && m=roofline
+  "$FRUGAL" perf query linear m=2048 n=1024 k=1024 --gpu T4 --perf-model "$m" --json >"$TMP/q_$f.json" ||
+    fail "query with $f model"
+done
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["time_ms"]; b=json.load(open(sys.argv[2]))["time_ms"]; sys.exit(0 if a > 1.5 * b else 1)' \
+  "$TMP/q_cal.json" "$TMP/q_plain.json" || fail "calibrated T4 linear should be slower than roofline"
+expect_error 1 "already calibrated" perf calibrate --perf-model "$TMP/cal.json" --data "$TMP/t4" --out "$TMP/x.json"
+printf 'OPName,Latency (ms),Device,B,H\nadd,0.1,Tesla T4,4,8\n' >"$TMP/one.csv"
+expect_error 1 "at least 3 measured launches" perf calibrate --perf-model roofline --data "$TMP/one.csv" --out "$TMP/x.json"
+expect_error 1 "no such file" perf calibrate --perf-model roofline --data "$TMP/nope" --out "$TMP/x.json"
+"$FRUGAL" perf calibrate --data "$TMP/t4" >/dev/null 2>&1; [ $? -eq 2 ] || fail "calibrate without --out should exit 2"
+
 # The bundled default model answers out of the box.
 if [ -f data/perf/learned.ubj ]; then
   "$FRUGAL" perf query bmm b=16 m=512 n=512 k=64 --gpu H100 --json >"$TMP/q.json" ||

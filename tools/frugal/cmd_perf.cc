@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "cli_util.h"
 #include "frugal/base/file_io.h"
 #include "frugal/hw/catalog.h"
+#include "frugal/perf/calibration.h"
 #include "frugal/perf/dataset.h"
 #include "frugal/perf/eval.h"
 #include "frugal/perf/op_time_model.h"
@@ -35,6 +37,7 @@ struct PerfArgs {
   uint64_t seed = 1;
   int threads = 2;
   int64_t max_rows = 3000;
+  int calibrate = 0;  // eval: calibration rows per (op, held-out GPU)
   TrainOptions train;
   bool by_gpu = false;
   bool json = false;
@@ -141,6 +144,53 @@ int RunTrain(const PerfArgs& a) {
 
 std::string Pct(double v) { return fmt::format("{:.1f}", v); }
 
+int RunCalibrate(const PerfArgs& a) {
+  if (a.data.empty()) {
+    return ReportError(InvalidArgument(
+        "perf calibrate needs --data: timing CSVs measured on the GPU(s) to "
+        "calibrate (e.g. from `frugal profile`)"));
+  }
+  Result<Catalog> catalog = OpenCatalog(a);
+  if (!catalog.ok()) return ReportError(catalog.status());
+  Result<std::vector<TrainRow>> rows = LoadRows(a, *catalog);
+  if (!rows.ok()) return ReportError(rows.status());
+  Result<std::unique_ptr<OpTimeModel>> model = OpenOpTimeModel(a.perf_model);
+  if (!model.ok()) return ReportError(model.status());
+  if (CalibrationOf(**model) != nullptr) {
+    return ReportError(InvalidArgument(
+        (a.perf_model.empty() ? DefaultOpTimeModelPath() : a.perf_model) +
+        ": already calibrated; calibrate the uncalibrated model on all "
+        "measurements at once"));
+  }
+  Result<Calibration> c = FitCalibration(**model, *rows);
+  if (!c.ok()) return ReportError(c.status().WithPrefix(a.data));
+  nlohmann::json cj = CalibrationToJson(*c);
+  std::unique_ptr<OpTimeModel> calibrated =
+      Calibrate(std::move(*model), std::move(*c));
+  if (Status st = SaveOpTimeModel(*calibrated, a.out); !st.ok())
+    return ReportError(st);
+  if (a.json) {
+    PrintJson({{"model", calibrated->name()},
+               {"out", a.out},
+               {"calibration", cj}});
+    return 0;
+  }
+  std::vector<std::vector<std::string>> table;
+  for (const auto& [gpu, by_op] : cj.items()) {
+    for (const auto& [op, s] : by_op.items()) {
+      table.push_back({gpu, op, std::to_string(s["rows"].get<int64_t>()),
+                       fmt::format("{:.3f}", s["scale"].get<double>()),
+                       Pct(s["median_ape_before_pct"].get<double>()),
+                       Pct(s["median_ape_after_pct"].get<double>())});
+    }
+  }
+  PrintTable({"GPU", "OP", "ROWS", "SCALE", "MEDIAN_APE%_BEFORE",
+              "MEDIAN_APE%_AFTER"},
+             table, 2);
+  fmt::print("calibrated {} model -> {}\n", calibrated->name(), a.out);
+  return 0;
+}
+
 int RunEval(const PerfArgs& a) {
   if (Status st = CheckCommon(a); !st.ok()) return ReportError(st);
   std::vector<std::string> models;
@@ -151,9 +201,11 @@ int RunEval(const PerfArgs& a) {
   } else {
     return ReportError(NewOpTimeModel(a.model).status());
   }
+  if (a.calibrate < 0) return ReportError(InvalidArgument("--calibrate must be >= 0"));
   EvalOptions opts;
   opts.seed = a.seed;
   opts.train = TrainOpts(a);
+  opts.calibration_rows = a.calibrate;
   if (a.split == "random") {
     opts.leave_one_gpu_out = false;
   } else if (a.split == "logo") {
@@ -191,16 +243,16 @@ int RunEval(const PerfArgs& a) {
     PrintJson(j);
     return 0;
   }
-  // One line per (model, op): both splits side by side.
+  // One line per (model, op): the splits side by side.
   std::map<std::tuple<std::string, std::string, std::string>,
-           std::pair<EvalRow, EvalRow>>
+           std::array<EvalRow, 3>>
       table;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   for (const auto& r : all) {
     if (!a.by_gpu && r.gpu != "all") continue;
     auto key = std::make_tuple(r.model, r.op, r.gpu);
     if (!table.count(key)) order.push_back(key);
-    (r.split == "random" ? table[key].first : table[key].second) = r;
+    table[key][r.split == "random" ? 0 : r.split == "logo" ? 1 : 2] = r;
   }
   std::vector<std::vector<std::string>> out;
   // Count, median and mean APE, and (with_bias) the median signed error.
@@ -219,11 +271,12 @@ int RunEval(const PerfArgs& a) {
     row->push_back(known ? fmt::format("{:+.1f}", r.median_bias_pct) : "-");
   };
   for (const auto& key : order) {
-    const auto& [rand, logo] = table[key];
+    const auto& [rand, logo, cal] = table[key];
     std::vector<std::string> row = {std::get<0>(key), std::get<1>(key)};
     if (a.by_gpu) row.push_back(std::get<2>(key));
     cells(rand, false, &row);
     cells(logo, true, &row);
+    if (a.calibrate > 0) cells(cal, false, &row);
     out.push_back(std::move(row));
   }
   std::vector<std::string> header = {"MODEL", "OP"};
@@ -231,6 +284,10 @@ int RunEval(const PerfArgs& a) {
   header.insert(header.end(), {"RAND_N", "RAND_MEDIAN_APE%", "RAND_MEAN_APE%",
                                "LOGO_N", "LOGO_MEDIAN_APE%", "LOGO_MEAN_APE%",
                                "LOGO_BIAS%"});
+  if (a.calibrate > 0) {
+    header.insert(header.end(),
+                  {"CAL_N", "CAL_MEDIAN_APE%", "CAL_MEAN_APE%"});
+  }
   PrintTable(header, out, a.by_gpu ? 3 : 2);
   return 0;
 }
@@ -364,9 +421,31 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
       ->capture_default_str();
   eval->add_option("--out", args->out, "Also write the JSON to this file");
   eval->add_flag("--by-gpu", args->by_gpu, "One line per GPU as well");
+  eval->add_option("--calibrate", args->calibrate,
+                   "Also score leave-one-GPU-out after calibrating on N "
+                   "measured rows per op type of the held-out GPU (CAL_*)")
+      ->capture_default_str();
   eval->add_flag("--json", args->json, "JSON output");
   AddCommon(eval, args.get());
   eval->callback([args, exit_code] { *exit_code = RunEval(*args); });
+
+  CLI::App* calibrate = sub.add_subcommand(
+      "calibrate",
+      "Scale a model to GPUs from a few measured launches per op type");
+  calibrate
+      ->add_option("--data", args->data,
+                   "Timing CSV or folder measured on the GPU(s) to calibrate")
+      ->required();
+  calibrate->add_option(
+      "--perf-model", args->perf_model,
+      "Model to calibrate: file, or roofline|ceer|learned (default: "
+      "data/perf/learned.ubj)");
+  calibrate->add_option("--out", args->out, "Output model: .ubj or .json")
+      ->required();
+  calibrate->add_option("--catalog", args->catalog,
+                        "GPU catalog (default: data/catalog)");
+  calibrate->add_flag("--json", args->json, "JSON output");
+  calibrate->callback([args, exit_code] { *exit_code = RunCalibrate(*args); });
 
   CLI::App* query =
       sub.add_subcommand("query", "Predict the time of one op on one GPU");

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "frugal/base/stats.h"
 #include "frugal/perf/op_time_model.h"
 
 namespace frugal {
@@ -31,12 +32,6 @@ struct Fit {
   double floor_ms = 0;       // smallest measured time; regression floor
   int64_t n = 0;
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 class CeerModel final : public OpTimeModel {
  public:

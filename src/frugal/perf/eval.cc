@@ -1,5 +1,8 @@
 #include "frugal/perf/eval.h"
 
+#include "frugal/base/stats.h"
+#include "frugal/perf/calibration.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,15 +17,6 @@ struct Errors {
   std::string error;
   int64_t failed = 0;
 };
-
-// REQUIRES: !v.empty().
-double MedianInPlace(std::vector<double>& v) {
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  double hi = v[mid];
-  if (v.size() % 2 != 0) return hi;
-  return 0.5 * (*std::max_element(v.begin(), v.begin() + mid) + hi);
-}
 
 EvalRow Summarise(std::string_view model, const char* split, std::string op,
                   std::string gpu, Errors e) {
@@ -39,28 +33,19 @@ EvalRow Summarise(std::string_view model, const char* split, std::string op,
   double sum = 0;
   for (double x : e.ape) sum += x;
   r.mean_ape_pct = sum / static_cast<double>(e.ape.size());
-  r.median_ape_pct = MedianInPlace(e.ape);
-  r.median_bias_pct = MedianInPlace(e.signed_pct);
+  r.median_ape_pct = Median(e.ape);
+  r.median_bias_pct = Median(e.signed_pct);
   return r;
 }
 
 // Groups of row indices by (op, GPU).
 using GroupKey = std::pair<int, std::string>;
 
-// Trains `model` on train and scores it on test; appends the errors to
-// `errors` by (op, GPU).
-Status Score(std::string_view model, const std::vector<TrainRow>& train,
-             const std::vector<const TrainRow*>& test,
-             const TrainOptions& topts, std::map<GroupKey, Errors>* errors) {
-  std::set<int> ops;
-  for (const auto* r : test) ops.insert(static_cast<int>(r->shape.op));
-  std::vector<TrainRow> fit_rows;
-  for (const auto& r : train) {
-    if (ops.count(static_cast<int>(r.shape.op))) fit_rows.push_back(r);
-  }
-  Result<std::unique_ptr<OpTimeModel>> m =
-      TrainOpTimeModel(model, fit_rows, topts);
-  if (!m.ok()) return m.status();
+// Scores a trained model on test; appends the errors to `errors` by (op,
+// GPU).
+Status ScoreModel(const OpTimeModel& m,
+                  const std::vector<const TrainRow*>& test,
+                  std::map<GroupKey, Errors>* errors) {
   std::map<GroupKey, std::vector<const TrainRow*>> groups;
   for (const auto* r : test)
     groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
@@ -68,8 +53,7 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
     std::vector<OpShape> shapes;
     for (const auto* r : members) shapes.push_back(r->shape);
     Errors& e = (*errors)[key];
-    Result<std::vector<double>> pred =
-        (*m)->PredictMs(shapes, *members[0]->gpu);
+    Result<std::vector<double>> pred = m.PredictMs(shapes, *members[0]->gpu);
     if (!pred.ok()) {
       if (pred.status().code() == StatusCode::kInternal) return pred.status();
       e.error = pred.status().message();
@@ -84,6 +68,54 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
     }
   }
   return Status::Ok();
+}
+
+// Trains `model` on train (the op types of test only) and scores it on
+// test into `errors`. With `calibration` rows, also scores the model
+// calibrated on them into `calibrated`.
+Status Score(std::string_view model, const std::vector<TrainRow>& train,
+             const std::vector<const TrainRow*>& test,
+             const TrainOptions& topts, std::map<GroupKey, Errors>* errors,
+             const std::vector<TrainRow>& calibration = {},
+             std::map<GroupKey, Errors>* calibrated = nullptr) {
+  std::set<int> ops;
+  for (const auto* r : test) ops.insert(static_cast<int>(r->shape.op));
+  std::vector<TrainRow> fit_rows;
+  for (const auto& r : train) {
+    if (ops.count(static_cast<int>(r.shape.op))) fit_rows.push_back(r);
+  }
+  FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<OpTimeModel> m,
+                          TrainOpTimeModel(model, fit_rows, topts));
+  FRUGAL_RETURN_IF_ERROR(ScoreModel(*m, test, errors));
+  if (calibration.empty() || calibrated == nullptr) return Status::Ok();
+  Result<Calibration> c = FitCalibration(*m, calibration);
+  if (!c.ok()) return c.status();
+  return ScoreModel(*Calibrate(std::move(m), std::move(*c)), test, calibrated);
+}
+
+// Moves `per_group` seeded-random rows of every (op, GPU) group of `test`
+// into `calibration` (groups keep at least one test row).
+void SplitCalibrationRows(int per_group, uint64_t seed,
+                          std::vector<const TrainRow*>* test,
+                          std::vector<TrainRow>* calibration) {
+  std::map<GroupKey, std::vector<const TrainRow*>> groups;
+  for (const auto* r : *test)
+    groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
+  test->clear();
+  uint64_t salt = 0;
+  for (const auto& [key, members] : groups) {
+    std::vector<size_t> order = ShuffledIndices(members.size(), seed * 31 + ++salt);
+    size_t take = std::min<size_t>(per_group, members.size() - 1);
+    std::vector<bool> is_cal(members.size(), false);
+    for (size_t j = 0; j < take; ++j) is_cal[order[j]] = true;
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (is_cal[i]) {
+        calibration->push_back(*members[i]);
+      } else {
+        test->push_back(members[i]);
+      }
+    }
+  }
 }
 
 void Emit(std::string_view model, const char* split,
@@ -162,6 +194,7 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
     std::set<std::string> gpus;
     for (const auto& r : rows) gpus.insert(r.gpu->name);
     std::map<GroupKey, Errors> errors;
+    std::map<GroupKey, Errors> calibrated;
     for (const auto& g : gpus) {
       std::vector<TrainRow> train;
       std::vector<const TrainRow*> test;
@@ -172,7 +205,13 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
           train.push_back(r);
         }
       }
-      Status st = Score(model, train, test, options.train, &errors);
+      std::vector<TrainRow> calibration;
+      if (options.calibration_rows > 0) {
+        SplitCalibrationRows(options.calibration_rows, options.seed, &test,
+                             &calibration);
+      }
+      Status st = Score(model, train, test, options.train, &errors,
+                        calibration, &calibrated);
       if (!st.ok() && st.code() == StatusCode::kInternal) return st;
       if (!st.ok()) {
         for (const auto* r : test) {
@@ -183,6 +222,8 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
       }
     }
     Emit(model, "logo", std::move(errors), &out);
+    if (options.calibration_rows > 0)
+      Emit(model, "logo-cal", std::move(calibrated), &out);
   }
   return out;
 }

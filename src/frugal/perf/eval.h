@@ -21,6 +21,10 @@ struct EvalOptions {
   double test_fraction = 0.2;  // of each (op, GPU) group
   bool random_split = true;
   bool leave_one_gpu_out = true;
+  // > 0: leave-one-GPU-out also scores the model calibrated (calibration.h)
+  // on this many seeded-random measured rows per op type of the held-out
+  // GPU — split "logo-cal" — and those rows leave both LOGO test sets.
+  int calibration_rows = 0;
   TrainOptions train;  // for every fit
 };
 
@@ -28,7 +32,7 @@ struct EvalOptions {
 // pools every op.
 struct EvalRow {
   std::string model;
-  std::string split;  // "random" or "logo"
+  std::string split;  // "random", "logo" or "logo-cal"
   std::string op;
   std::string gpu;
   int64_t n = 0;              // test rows

@@ -61,6 +61,25 @@ TEST(Evaluate, SignedBiasShowsUnderestimates) {
   EXPECT_DOUBLE_EQ(EvalRowToJson(r->back())["median_bias_pct"], -50);
 }
 
+TEST(Evaluate, CalibratedLeaveOneGpuOutRemovesAGpuLevelBias) {
+  std::vector<TrainRow> rows = RooflineRows();
+  for (TrainRow& r : rows) r.latency_ms *= 3;
+  EvalOptions o;
+  o.random_split = false;
+  o.calibration_rows = 5;
+  Result<std::vector<EvalRow>> r = EvaluateOpTimeModel("roofline", rows, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  int calibrated = 0;
+  for (const EvalRow& row : *r) {
+    EXPECT_EQ(row.n, row.op == "all" ? 2 * 2 * 35 : row.gpu == "all" ? 70 : 35)
+        << row.split << " " << row.op << " " << row.gpu;
+    if (row.split != "logo-cal") continue;
+    ++calibrated;
+    EXPECT_NEAR(row.median_ape_pct, 0, 1e-9);
+  }
+  EXPECT_EQ(calibrated, 2 * 3 + 1);
+}
+
 TEST(Evaluate, CeerCannotDoLeaveOneGpuOut) {
   EvalOptions o;
   o.random_split = false;

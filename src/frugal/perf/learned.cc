@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 
+#include "frugal/base/stats.h"
 #include "frugal/perf/op_time_model.h"
 
 namespace frugal {
@@ -66,12 +67,6 @@ constexpr double kAboveFloor = 1.25;
 double FloorOf(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(0.02 * static_cast<double>(v.size() - 1))];
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 class LearnedModel final : public OpTimeModel {

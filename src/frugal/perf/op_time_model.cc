@@ -7,6 +7,7 @@
 #include <map>
 
 #include "frugal/base/file_io.h"
+#include "frugal/perf/calibration.h"
 
 namespace frugal {
 namespace {
@@ -114,6 +115,8 @@ Status SaveOpTimeModel(const OpTimeModel& model, const std::string& path) {
                       {"model", model.name()},
                       {"feature_version", kFeatureVersion},
                       {"state", model.ToJson(binary)}};
+  if (const Calibration* c = CalibrationOf(model))
+    j["calibration"] = CalibrationToJson(*c);
   if (!binary) return WriteStringToFile(path, j.dump(1) + "\n");
   std::vector<uint8_t> bytes = nlohmann::json::to_ubjson(j, true, true);
   return WriteStringToFile(path, std::string(bytes.begin(), bytes.end()));
@@ -152,7 +155,10 @@ Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
   if (!model.ok()) return model.status().WithPrefix(path);
   Status st = (*model)->FromJson(j["state"]);
   if (!st.ok()) return st.WithPrefix(path);
-  return model;
+  if (!j.contains("calibration")) return model;
+  Result<Calibration> c = CalibrationFromJson(j["calibration"]);
+  if (!c.ok()) return c.status().WithPrefix(path);
+  return Calibrate(std::move(*model), std::move(*c));
 }
 
 std::string DefaultOpTimeModelPath() {

@@ -103,7 +103,9 @@ Result<std::unique_ptr<OpTimeModel>> TrainOpTimeModel(
     const TrainOptions& options);
 
 // Writes the model: UBJSON when path ends in .ubj, else JSON text. The file
-// records format "frugal-perf-model", the model name and kFeatureVersion.
+// records format "frugal-perf-model", the model name and kFeatureVersion,
+// and the calibration of a calibrated model (calibration.h), which
+// LoadOpTimeModel applies again.
 Status SaveOpTimeModel(const OpTimeModel& model, const std::string& path);
 // Reads a file SaveOpTimeModel wrote. InvalidArgument naming the file when
 // it is not one or its feature version differs from this build's.

@@ -50,12 +50,6 @@ std::span<const RegistryRow<ProfileBackendFactory>> ProfileBackends() {
   return kBackends;
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 Result<ProfileResult> ProfileShapes(ProfileBackend& backend,
                                     const std::vector<OpShape>& shapes,
                                     const ProfileOptions& options) {

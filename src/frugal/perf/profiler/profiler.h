@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "frugal/base/registry.h"
+#include "frugal/base/stats.h"  // Median, used by the backends
 #include "frugal/base/status.h"
 #include "frugal/perf/dataset.h"
 
@@ -66,9 +67,6 @@ std::vector<OpShape> DefaultSweep(PerfOp op);
 // op's shape columns. Returns the paths written.
 Result<std::vector<std::string>> WriteTimingCsvs(const std::vector<OpSample>& samples,
                                                  const std::string& dir);
-
-// Median of values. REQUIRES: !values.empty().
-double Median(std::vector<double> values);
 
 }  // namespace frugal
 
