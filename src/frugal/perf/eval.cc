@@ -89,7 +89,15 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
   FRUGAL_RETURN_IF_ERROR(ScoreModel(*m, test, errors));
   if (calibration.empty() || calibrated == nullptr) return Status::Ok();
   Result<Calibration> c = FitCalibration(*m, calibration);
-  if (!c.ok()) return c.status();
+  if (!c.ok()) {
+    if (c.status().code() == StatusCode::kInternal) return c.status();
+    for (const auto* r : test) {
+      Errors& e = (*calibrated)[{static_cast<int>(r->shape.op), r->gpu->name}];
+      e.error = c.status().message();
+      ++e.failed;
+    }
+    return Status::Ok();
+  }
   return ScoreModel(*Calibrate(std::move(m), std::move(*c)), test, calibrated);
 }
 

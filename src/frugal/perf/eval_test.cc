@@ -83,12 +83,14 @@ TEST(Evaluate, CalibratedLeaveOneGpuOutRemovesAGpuLevelBias) {
 TEST(Evaluate, CeerCannotDoLeaveOneGpuOut) {
   EvalOptions o;
   o.random_split = false;
+  o.calibration_rows = 5;
   Result<std::vector<EvalRow>> r =
       EvaluateOpTimeModel("ceer", RooflineRows(), o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(r->empty());
   for (const EvalRow& row : *r) {
     EXPECT_FALSE(row.error.empty()) << row.op << " " << row.gpu;
+    if (row.op != "all") EXPECT_EQ(row.n, row.gpu == "all" ? 70 : 35);
   }
   EXPECT_TRUE(EvalRowToJson((*r)[0]).contains("error"));
 }
