@@ -35,8 +35,10 @@ Result<LoadedModel> LoadModel(const ModelArgs& a) {
   io.batch = a.batch;
   io.seq_len = a.seq > 0 ? a.seq : 0;
   FRUGAL_ASSIGN_OR_RETURN(m.forward, ImportGraph(a.model, io));
-  if (a.infer || m.forward.IsTraining()) {
+  if (m.forward.IsTraining()) {
     m.step = m.forward;
+  } else if (a.infer) {
+    m.step = InferenceGraph(m.forward);
   } else {
     Result<OpGraph> t = BuildTrainingGraph(m.forward, topts);
     if (!t.ok()) return t.status().WithPrefix(a.model);

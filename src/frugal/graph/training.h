@@ -38,6 +38,11 @@ struct TrainingOptions {
 Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
                                    const TrainingOptions& options = {});
 
+// The graph of one inference step (evaluation mode) of a forward graph:
+// every dropout is the identity there, so it is marked a view (attr "view"
+// = 1) with no FLOPs and no bytes; the structure is unchanged.
+OpGraph InferenceGraph(OpGraph forward);
+
 // Memory of a graph, in bytes, for the batch size it was built with.
 struct MemoryBreakdown {
   int64_t param_bytes = 0;

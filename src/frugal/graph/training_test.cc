@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/graph/importer.h"
 #include "frugal/graph/test_graphs.h"
 
 namespace frugal {
@@ -79,6 +80,31 @@ TEST(TrainingGraph, OptimizerStateAndActivationMemory) {
   EXPECT_EQ(big.activation_bytes, 4 * adam.activation_bytes);
   EXPECT_GT(adam.inference_peak_activation_bytes, 0);
   EXPECT_LT(adam.inference_bytes, adam.training_bytes);
+}
+
+TEST(InferenceGraph, DropoutIsTheIdentity) {
+  ImportOptions o;
+  o.batch = 2;
+  o.seq_len = 16;
+  Result<OpGraph> f = ImportGraph(
+      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/bert.json", o, "hf");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  OpGraph g = InferenceGraph(*f);
+  ASSERT_EQ(g.num_ops(), f->num_ops());
+  EXPECT_EQ(g.edges, f->edges);
+  int dropouts = 0;
+  for (int i = 0; i < g.num_ops(); ++i) {
+    const Op& op = g.ops[i];
+    if (op.kind != OpKind::kDropout) {
+      EXPECT_EQ(op, f->ops[i]);
+      continue;
+    }
+    ++dropouts;
+    EXPECT_EQ(op.attrs.GetInt("view", 0), 1);
+    EXPECT_EQ(op.flops, 0);
+    EXPECT_EQ(op.bytes_read + op.bytes_written, 0);
+  }
+  EXPECT_GT(dropouts, 0);
 }
 
 TEST(TrainingGraph, RefusesGraphsThatAlreadyTrain) {
