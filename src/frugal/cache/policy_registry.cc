@@ -16,7 +16,7 @@ constexpr RegistryRow<PolicyFactory> kPolicies[] = {
     {"wtinylfu", "window TinyLFU: frequency-sketch admission to a segmented LRU", &NewWTinyLfu},
     {"lrb", "learned relaxed Belady: GBDT on recency/frequency features (NSDI'20)", &NewLrb},
     {"belady", "offline oracle: evict the farthest next read, bypass if not reused", &NewBelady},
-    {"smartcache", "learned file lifetimes and future reads: admission + benefit-density eviction",
+    {"smartcache", "learned caching cost (1 / benefit density) and lifetimes: admission + due-time eviction",
      &NewSmartCache},
 };
 

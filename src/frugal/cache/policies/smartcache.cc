@@ -1,41 +1,55 @@
-// SmartCache: learned file lifetimes, future reads and next reads. At
-// each access (write, read; a rename updates the path features) online GBDT
-// models predict, from features known at that moment (path pattern and
-// extension, temp-file flag, stage, pipeline, creating worker, time of day,
-// size, age, reads so far in the current burst, time since the last
-// access): the file's future read bytes before it dies (within a 1-hour
-// horizon, as a multiple of its size), its remaining lifetime (time to its
-// last read, same horizon), its reads within the next minute, and the time
-// to its next read (censored at 2 days, which also covers daily re-runs).
+// SmartCache: learned caching costs, lifetimes and future reads. At each
+// read or write online GBDT models predict, from features known at that
+// moment (path pattern and extension, temp-file flag, stage, pipeline,
+// creating worker, time of day, size, age, reads so far in the current
+// burst, time and requests since the last access, how far the issuing
+// stage's run is, and per-pattern statistics of past labels):
+//   - the file's caching cost (cost_labeler.h): the requests it must be
+//     kept per file-size of reads it will serve, min over its next reads k
+//     of (requests until read k) / (bytes of reads 1..k / size), i.e. the
+//     inverse of its benefit density (future bytes read ÷ (size × time
+//     kept)). Time is counted in requests: keeping a byte while nobody else
+//     asks for space costs nothing. Two models form a hurdle: the
+//     probability that the file is read again before it dies (or within 2
+//     days), and the cost if it is; the expected cost is their ratio;
+//   - its future read bytes within an hour (÷ size) and its remaining
+//     lifetime (time to its last read within that hour), reported as the
+//     model's accuracy.
 //
-// Admission skips files predicted not to be read again before they die
-// (no future bytes, no reads within a minute and no next read within the
-// censoring horizon), and a file that would displace files of at least its
-// benefit density. Eviction removes the lowest benefit density among up to
-// 64 sampled residents: the benefit of keeping a byte is its next read, the
-// cost the byte-seconds until then, so density = 1 / (1 + wait until the
-// predicted next read + 0.1 x predicted gap); a file predicted never to be
-// read again has density 0. Deleted files free their space at once.
+// Every resident is due at the request of its last read or write (a
+// rename moves no data) + its expected cost. Eviction removes the latest
+// due (the lowest benefit density); a file predicted not to be read again
+// (probability under 0.1), or overdue by more than its cost (at least 64
+// requests), is dead and goes first. A file is admitted (on a read miss,
+// or when written: write-allocate) only when it is not dead and the space
+// it needs comes from residents due after it, so files of equal value do
+// not displace each other (a training scan over more shards than fit keeps
+// a fixed set). Deleted files free their space at once.
 //
-// Per path pattern the policy also keeps online statistics of the labels
-// seen so far (mean and spread of the log next-read gap, mean log reuse),
-// given to the models as features; for a read of a pattern whose gaps are
-// consistent (variance of log1p(gap) < 0.25, e.g. raw input re-read by each
-// daily run) the pattern's mean gap replaces the model's prediction, which
-// has no labelled rows for a re-read's features until a day later.
+// Until the first fit the policy is LRU. A path pattern with fewer than 16
+// cost labels is unknown: its files are due a fixed 1000 requests from now
+// (they do not age, so an unknown newcomer does not displace an unknown
+// incumbent, and raw input read once a day stays for its re-read instead
+// of churning; among them the one used last goes first). For a read of a
+// pattern whose labels agree (variance of log1p(cost) < 0.25: raw input
+// re-read by each daily run) the pattern's statistics replace the models':
+// they have no labelled rows for a re-read's features (last access a day
+// ago) until the re-read after it.
 //
-// Labels become known when their horizon passes, at the next read, or when
-// the file is deleted; the models are retrained on a sliding window of the
-// latest labelled accesses whenever enough new labels arrived (checked every
-// 512 requests on the simulation clock, so runs are deterministic). Until
-// the first fit the policy behaves like LRU. Report() gives the lifetime
-// accuracy (share of files whose lifetime, predicted at their first access,
-// is within 2x of the truth) and the reuse accuracy.
+// Labels are only ever outcomes already observed; the models retrain on a
+// sliding window of the latest labelled accesses whenever enough new labels
+// arrived (checked every 512 requests on the simulation clock), so runs are
+// deterministic. Report() gives the lifetime accuracy (share of files whose
+// lifetime, predicted at their first access, is within 2x of the truth),
+// the reuse accuracy, and the accuracy of the read-again and cost models.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "frugal/cache/learner.h"
+#include "frugal/cache/policies/cost_labeler.h"
 #include "frugal/cache/policies/path_features.h"
 #include "frugal/cache/policies/policies.h"
 #include "frugal/cache/policies/resident_set.h"
@@ -45,29 +59,36 @@
 namespace frugal::cache {
 namespace {
 
-constexpr int kFeatures = 19;
-// Columns 16-18 are per-path-pattern statistics of the labels seen so far
-// (mean log next-read gap, log label count, mean log future reuse),
-// refreshed for every training row at each retrain and read at prediction
-// time: a target encoding of the pattern that only uses past outcomes.
-constexpr int kPatternGap = 16, kPatternCount = 17, kPatternReuse = 18;
-constexpr int64_t kHorizonUs = 3600LL * 1000000;  // labels look 1 hour ahead
-constexpr int64_t kShortUs = 60LL * 1000000;       // and 1 minute ahead
-constexpr int64_t kGapCensorUs = 2LL * 86400 * 1000000;  // "no next read" beyond 2 days
-constexpr double kAdmitMinReuse = 0.02;            // of the file's size
+constexpr int kFeatures = 23;
+// Columns 19-22 are per-path-pattern statistics of the labels seen so far
+// (mean log cost of files read again, log label count, share read again,
+// mean log future reuse), refreshed for every training row at each retrain
+// and read at prediction time: a target encoding of the pattern that only
+// uses past outcomes.
+constexpr int kPatternCost = 19, kPatternCount = 20, kPatternLive = 21, kPatternReuse = 22;
+constexpr int64_t kHorizonUs = 3600LL * 1000000;              // lifetime labels look 1 hour ahead
+// Costs are in requests (the simulation's clock).
+constexpr int64_t kCostCensorUs = 2LL * 86400 * 1000000;  // "never read again" beyond 2 days
+constexpr double kNeverCost = 1e9;     // the cost label of a file not read again
+constexpr double kDeadCost = 1e8;      // an expected cost above this: dead
+constexpr double kMinLive = 0.1;       // read again with a lower probability: dead
+constexpr double kUnknownCost = 1000;  // the cost of a file of an unknown pattern
+constexpr double kMinOverdue = 64;     // a file overdue by more than max(this, its cost) is dead
+constexpr double kReusedShare = 0.02;  // reuse accuracy: "re-read" above this share of the size
 constexpr size_t kCandidates = 256;
 constexpr int64_t kMinPatternLabels = 16;
-// A newcomer must beat a resident's density times this factor; ties keep
-// the incumbent (a scan over more files than fit then still hits).
-constexpr double kIncumbentBonus = 1.0;
+constexpr double kConsistentVar = 0.25;
+constexpr double kDead = std::numeric_limits<double>::max();
 
+using Row = std::array<float, kFeatures>;
+
+// A labelled access for the lifetime and reuse models.
 struct Sample {
-  float x[kFeatures];
+  Row x;
   int64_t time_us;
   uint32_t obj;
   int64_t size;
   int64_t future_bytes = 0;
-  int64_t short_bytes = 0;  // read within kShortUs
   int64_t last_read_us = -1;
   float pred_reuse = -1;  // prediction made with this sample, -1 = none
   float pred_ttl_s = -1;
@@ -75,21 +96,45 @@ struct Sample {
   bool done = false;
 };
 
+// What the cost labeler carries per access.
+struct CostRow {
+  Row x;
+  float pred_live = -1;      // predicted probability of a next read; -1 = none
+  float pred_log_cost = -1;  // predicted log1p(cost) if read again
+};
+
 struct FileState {
   int64_t first_us = -1;
   int64_t last_us = -1;
+  int64_t first_index = -1;
+  int64_t last_index = -1;
   int64_t reads = 0;       // in the current burst (gaps under the horizon)
   int64_t read_bytes = 0;
   int pattern = 0;
   int ext = 0;
   bool renamed = false;
   bool temp = false;
-  double reuse = 1;         // predicted future bytes / size
-  double reuse_short = 0;   // the same within a minute
-  int64_t deadline_us = 0;  // predicted time of the last read
-  int64_t next_read_us = 0; // predicted time of the next read
-  int64_t gap_pending = -1; // id of the sample awaiting this file's next read
-  std::vector<int64_t> pending;  // ids of unlabelled samples
+  double cost = kUnknownCost;  // predicted at the last read or write, in requests
+  int64_t cost_index = -1;     // ... at this request (a rename moves no data)
+  bool cost_known = false;     // the pattern had enough labels then
+  std::vector<int64_t> pending;   // ids of unlabelled lifetime samples
+};
+
+// The current run of one (pipeline, stage) group: its requests so far
+// (a pause of more than the lifetime horizon starts a new run).
+struct GroupRun {
+  int64_t last_us = -1;
+  int64_t requests = 0;
+};
+
+// Per path pattern: the cost labels seen so far (all, and log1p(cost) of
+// those read again) and the lifetime-horizon reuse labels.
+struct PatternStats {
+  int64_t cost_n = 0;
+  int64_t live_n = 0;
+  double live_sum = 0, live_sq = 0;
+  int64_t reuse_n = 0;
+  double reuse_sum = 0;
 };
 
 class SmartCache : public ResizingPolicy {
@@ -97,8 +142,9 @@ class SmartCache : public ResizingPolicy {
   explicit SmartCache(const PolicyOptions& o)
       : ResizingPolicy(o), files_(o.trace->objects.size()),
         residents_(o.trace->objects.size(), o.seed ^ 0x5ca1ab1e),
-        reuse_model_({30, 6, 0.3, o.seed}), ttl_model_({30, 6, 0.3, o.seed + 1}),
-        short_model_({30, 6, 0.3, o.seed + 2}), gap_model_({30, 6, 0.3, o.seed + 3}) {
+        costs_(o.trace->objects.size(), kCostCensorUs, kNeverCost),
+        live_model_({30, 6, 0.3, o.seed}), cost_model_({40, 6, 0.3, o.seed + 3}),
+        reuse_model_({30, 6, 0.3, o.seed + 1}), ttl_model_({30, 6, 0.3, o.seed + 2}) {
     for (size_t i = 0; i < files_.size(); ++i) SetPath(static_cast<uint32_t>(i), o.trace->objects[i].path);
   }
 
@@ -106,36 +152,28 @@ class SmartCache : public ResizingPolicy {
     Observe(r, index);
     const uint32_t x = r.obj;
     if (Resident(x)) {
-      UpdateSize(r, [&] { EvictOne(r.time_us, x); });
+      UpdateSize(r, [&] { EvictOne(index, x); });
       return true;
     }
     if (!Fits(r.obj_size)) return false;
-    const bool learned = gap_model_.fitted() && reuse_model_.fitted();
-    if (learned && files_[x].reuse < kAdmitMinReuse && files_[x].reuse_short < kAdmitMinReuse &&
-        Density(x, r.time_us) <= 0) {
-      return false;  // not read again before it dies, nor within the censoring horizon
-    }
-    // Admit only if every file to displace has a lower benefit density.
+    const double mine = Key(x, index);
+    if (mine == kDead) return false;
     if (used_ + r.obj_size > capacity_) {
-      const double mine = Density(x, r.time_us);
+      // Admit only if the bytes to free all belong to files due later.
       residents_.Candidates(residents_.size() <= 4 * kCandidates ? residents_.size() : kCandidates, &cand_);
       std::sort(cand_.begin(), cand_.end());
       cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
-      std::sort(cand_.begin(), cand_.end(), [&](uint32_t a, uint32_t b) {
-        const double da = Density(a, r.time_us), db = Density(b, r.time_us);
-        return da != db ? da < db : a < b;
-      });
+      keys_.clear();
+      for (uint32_t v : cand_) keys_.push_back({Key(v, index), v});
+      std::sort(keys_.begin(), keys_.end(), std::greater<>());
       int64_t freeable = capacity_ - used_;
-      for (uint32_t v : cand_) {
-        if (freeable >= r.obj_size) break;
-        if (learned && Density(v, r.time_us) * kIncumbentBonus >= mine) return false;
-        freeable += ResidentSize(v);
+      size_t victims = 0;
+      for (; victims < keys_.size() && freeable < r.obj_size; ++victims) {
+        if (keys_[victims].first <= mine) return false;
+        freeable += ResidentSize(keys_[victims].second);
       }
-      for (uint32_t v : cand_) {
-        if (used_ + r.obj_size <= capacity_) break;
-        Evict(v);
-      }
-      while (used_ + r.obj_size > capacity_) EvictOne(r.time_us, kNil32);
+      if (freeable < r.obj_size) return false;
+      for (size_t i = 0; i < victims; ++i) Evict(keys_[i].second);
     }
     residents_.Insert(x);
     AddResident(x, r.obj_size);
@@ -152,8 +190,7 @@ class SmartCache : public ResizingPolicy {
     FileState& f = files_[x];
     for (int64_t id : f.pending) Complete(id);
     f.pending.clear();
-    if (f.gap_pending >= 0) GapLabel(f.gap_pending, kGapCensorUs);
-    f.gap_pending = -1;
+    costs_.Death(x, [&](CostRow& row, double cost) { CostLabel(row, cost); });
     if (Resident(x)) Evict(x);
   }
 
@@ -167,12 +204,13 @@ class SmartCache : public ResizingPolicy {
             {"files_evaluated", files_evaluated_},
             {"lifetime_within_2x", share(files_within_2x_, files_evaluated_)},
             {"access_lifetime_within_2x", share(within_2x_, evaluated_)},
-            {"reuse_accuracy", share(reuse_right_, evaluated_)}};
+            {"reuse_accuracy", share(reuse_right_, evaluated_)},
+            {"cost_evaluated", cost_evaluated_},
+            {"read_again_accuracy", share(live_right_, cost_evaluated_)},
+            {"cost_within_2x", share(cost_within_2x_, live_evaluated_)}};
   }
 
  private:
-  static constexpr uint32_t kNil32 = UINT32_MAX;
-
   void SetPath(uint32_t x, const std::string& path) {
     FileState& f = files_[x];
     f.pattern = interner_.Id(PathInterner::Pattern(path));
@@ -180,39 +218,36 @@ class SmartCache : public ResizingPolicy {
     f.temp = path.find(".temp") != std::string::npos || path.find("/tmp/") != std::string::npos;
   }
 
-  // Benefit per byte and second of keeping the file: its next read (the
-  // bytes of a read in units of its size) over the time until then. A
-  // file predicted to be read in a minute adds its short-term reuse; one
-  // past its predicted last read (by its predicted lifetime again, at least
-  // a minute) and not expected again within the censoring horizon is dead.
-  double Density(uint32_t x, int64_t now_us) const {
+  // The expected cost of a pattern's files from its labels: the mean cost
+  // of those read again over the share read again. REQUIRES: Known(pattern).
+  double PatternCost(int pattern) const {
+    const PatternStats& ps = patterns_[static_cast<size_t>(pattern)];
+    if (ps.live_n == 0) return kNeverCost;
+    const double n = static_cast<double>(ps.live_n);
+    return std::expm1(ps.live_sum / n) * static_cast<double>(ps.cost_n) / n;
+  }
+
+  bool Known(int pattern) const {
+    const auto p = static_cast<size_t>(pattern);
+    return p < patterns_.size() && patterns_[p].cost_n >= kMinPatternLabels;
+  }
+
+  // The eviction key in requests: when the file is due (last access +
+  // predicted cost); kDead for files predicted never to be read again or
+  // overdue by more than their cost. The largest key is evicted first.
+  double Key(uint32_t x, int64_t now) const {
     const FileState& f = files_[x];
-    if (!gap_model_.fitted()) return 1.0 / (1.0 + static_cast<double>(now_us - f.last_us) * 1e-6);
-    // A path pattern the model has no labels for yet: assume a read within
-    // the hour, below files the model knows to be read sooner. The value
-    // does not decay with age, so an unknown newcomer does not displace an
-    // unknown incumbent (ties keep the incumbent): raw input read once a
-    // day then stays for its re-read instead of churning.
-    const auto pattern = static_cast<size_t>(f.pattern);
-    if (pattern >= pattern_labels_.size() || pattern_labels_[pattern] < kMinPatternLabels) {
-      return 1.0 / 3601.0;
-    }
-    // Alive within the hour: future bytes over remaining lifetime, plus
-    // the reads due within a minute.
-    const double ttl_s = static_cast<double>(f.deadline_us - f.last_us) * 1e-6;
-    const double overdue_s = static_cast<double>(now_us - f.deadline_us) * 1e-6;
-    const double soon = now_us - f.last_us < kShortUs ? f.reuse_short / 60.0 : 0.0;
-    if (f.reuse >= kAdmitMinReuse && overdue_s <= std::max(ttl_s, 60.0)) {
-      return soon + f.reuse / (ttl_s + 1.0);
-    }
-    // Dead for the hour but read again later (daily re-runs): its next read
-    // over the wait for it, always below the files alive within the hour.
-    const double gap_s = static_cast<double>(f.next_read_us - f.last_us) * 1e-6;
-    if (gap_s >= 0.9 * static_cast<double>(kGapCensorUs) * 1e-6) return soon;
-    const double late_s = static_cast<double>(now_us - f.next_read_us) * 1e-6;
-    if (late_s > std::max(gap_s, 60.0)) return soon;  // its predicted read never came
-    const double wait_s = std::max(-late_s, 0.0);
-    return soon + 1.0 / (1.0 + std::max(wait_s + 0.1 * gap_s, 3600.0));
+    const auto last = static_cast<double>(f.cost_index), at = static_cast<double>(now);
+    if (!live_model_.fitted()) return -last;  // LRU
+    // Among files of unknown patterns the one used last goes first: under
+    // a cyclic re-read (raw input read by each daily run) it is needed last.
+    if (!Known(f.pattern)) return at + kUnknownCost + last / (at + 1);
+    // A prediction made while the pattern was unknown: its mean cost since.
+    const double cost = f.cost_known ? f.cost : PatternCost(f.pattern);
+    if (cost >= kDeadCost) return kDead;
+    const double due = last + cost;
+    if (at <= due) return due;
+    return at - due > std::max(cost, kMinOverdue) ? kDead : at;
   }
 
   void Evict(uint32_t v) {
@@ -220,22 +255,22 @@ class SmartCache : public ResizingPolicy {
     DropResident(v);
   }
 
-  void EvictOne(int64_t now_us, uint32_t keep) {
+  void EvictOne(int64_t now, uint32_t keep) {
     residents_.Candidates(kCandidates, &cand_);
-    uint32_t best = kNil32;
-    double best_d = 0;
+    uint32_t best = keep;
+    double best_key = 0;
     for (uint32_t v : cand_) {
       if (v == keep && cand_.size() > 1) continue;
-      const double d = Density(v, now_us);
-      if (best == kNil32 || d < best_d || (d == best_d && v < best)) {
+      const double k = Key(v, now);
+      if (best == keep || k > best_key || (k == best_key && v < best)) {
         best = v;
-        best_d = d;
+        best_key = k;
       }
     }
     Evict(best);
   }
 
-  void Features(const Request& r, const FileState& f, float* x) const {
+  void Features(const Request& r, int64_t index, const FileState& f, float* x) const {
     const ObjectInfo& info = trace_.objects[r.obj];
     const StageGroup g = r.group < trace_.groups.size() ? trace_.groups[r.group] : StageGroup{};
     const double size = static_cast<double>(std::max<int64_t>(r.obj_size, 1));
@@ -255,105 +290,138 @@ class SmartCache : public ResizingPolicy {
     x[13] = f.temp ? 1.f : 0.f;
     x[14] = static_cast<float>((r.time_us / 1000000) % 86400) / 3600.f;
     x[15] = static_cast<float>(info.stage);
+    x[16] = f.last_index < 0 ? -1.f : static_cast<float>(std::log1p(static_cast<double>(index - f.last_index)));
+    x[17] = static_cast<float>(std::log1p(static_cast<double>(index - f.first_index)));
+    // How far the issuing stage's current run is: with the same stage's
+    // earlier runs this tells how many of its requests are still to come.
+    x[18] = r.group < group_runs_.size() ? static_cast<float>(group_runs_[r.group].requests) : 0.f;
+  }
+
+  // Fills the pattern columns from the labels seen so far.
+  void FillPatternStats(float* x) const {
+    const auto p = static_cast<size_t>(x[7]);
+    const PatternStats* s = p < patterns_.size() ? &patterns_[p] : nullptr;
+    const bool c = s != nullptr && s->cost_n > 0, l = c && s->live_n > 0;
+    x[kPatternCost] = l ? static_cast<float>(s->live_sum / static_cast<double>(s->live_n)) : -1.f;
+    x[kPatternCount] = c ? static_cast<float>(std::log1p(static_cast<double>(s->cost_n))) : 0.f;
+    x[kPatternLive] = c ? static_cast<float>(static_cast<double>(s->live_n) / static_cast<double>(s->cost_n)) : -1.f;
+    const bool u = s != nullptr && s->reuse_n > 0;
+    x[kPatternReuse] = u ? static_cast<float>(s->reuse_sum / static_cast<double>(s->reuse_n)) : -1.f;
+  }
+
+  PatternStats& Pattern(float id) {
+    const auto p = static_cast<size_t>(id);
+    if (p >= patterns_.size()) patterns_.resize(p + 1);
+    return patterns_[p];
   }
 
   // Labels, state, prediction and training for one access.
   void Observe(const Request& r, int64_t index) {
     const int64_t now = r.time_us;
     CompleteUpTo(now);
+    costs_.Advance(now, [&](CostRow& row, double cost) { CostLabel(row, cost); });
+    if (r.group >= group_runs_.size()) group_runs_.resize(r.group + 1);
+    GroupRun& run = group_runs_[r.group];
+    if (run.last_us < 0 || now - run.last_us > kHorizonUs) run.requests = 0;  // a new run
+    run.last_us = now;
+    ++run.requests;
     FileState& f = files_[r.obj];
     const bool first = f.first_us < 0;
-    if (first) f.first_us = now;
+    if (first) {
+      f.first_us = now;
+      f.first_index = index;
+    }
     if (f.last_us >= 0 && now - f.last_us > kHorizonUs) {  // a new burst of use
       f.reads = 0;
       f.read_bytes = 0;
     }
-    if (r.kind == RequestKind::kRead && f.gap_pending >= 0) {
-      GapLabel(f.gap_pending, now - gap_samples_[f.gap_pending - gap_base_].time_us);
-      f.gap_pending = -1;
-    }
     if (r.kind == RequestKind::kRead) {
       for (int64_t id : f.pending) {
-        Sample& s = samples_[id - base_];
+        Sample& s = samples_[static_cast<size_t>(id - base_)];
         if (now - s.time_us <= kHorizonUs) {
           s.future_bytes += r.bytes;
           s.last_read_us = now;
-          if (now - s.time_us <= kShortUs) s.short_bytes += r.bytes;
         }
       }
+      costs_.Read(r.obj, index, r.bytes, [&](CostRow& row, double cost) { CostLabel(row, cost); });
       ++f.reads;
       f.read_bytes += r.bytes;
+    } else if (r.kind == RequestKind::kWrite) {
+      // An overwrite ends what the earlier accesses could still be read as.
+      costs_.Death(r.obj, [&](CostRow& row, double cost) { CostLabel(row, cost); });
     }
     Sample s;
-    Features(r, f, s.x);
-    PatternStats(s.x);
+    Features(r, index, f, s.x.data());
+    FillPatternStats(s.x.data());
     s.time_us = now;
     s.obj = r.obj;
     s.size = std::max<int64_t>(r.obj_size, 1);
     s.first = first;
     if (reuse_model_.fitted()) {
-      f.reuse = std::max(0.0, std::expm1(static_cast<double>(reuse_model_.Predict(s.x, kFeatures))));
-      const double ttl_s = std::max(0.0, std::expm1(static_cast<double>(ttl_model_.Predict(s.x, kFeatures))));
-      f.deadline_us = now + static_cast<int64_t>(ttl_s * 1e6);
-      f.reuse_short = std::max(0.0, std::expm1(static_cast<double>(short_model_.Predict(s.x, kFeatures))));
-      s.pred_reuse = static_cast<float>(f.reuse);
-      s.pred_ttl_s = static_cast<float>(ttl_s);
-    }
-    // A rename is metadata only: the write's next-read sample stays open.
-    const bool rename = r.kind == RequestKind::kRename;
-    if (gap_model_.fitted() && !rename) {
-      double log_gap = static_cast<double>(gap_model_.Predict(s.x, kFeatures));
-      // A pattern whose files all come back after about the same gap (raw
-      // input re-read by the daily run) is its own best predictor: the
-      // model has no labelled rows yet for a re-read's features (time since
-      // the last access of a day) until that re-read's next re-read.
-      const auto pat = static_cast<size_t>(f.pattern);
-      if (r.kind == RequestKind::kRead && pat < pattern_labels_.size() && pattern_labels_[pat] >= kMinPatternLabels) {
-        const double n = static_cast<double>(pattern_labels_[pat]);
-        const double mean = pattern_gap_sum_[pat] / n;
-        const double var = std::max(0.0, pattern_gap_sq_[pat] / n - mean * mean);
-        if (var < 0.25) log_gap = mean;
-      }
-      const double gap_s = std::max(0.0, std::expm1(log_gap));
-      f.next_read_us = now + static_cast<int64_t>(gap_s * 1e6);
+      s.pred_reuse = std::max(0.f, std::expm1(reuse_model_.Predict(s.x.data(), kFeatures)));
+      s.pred_ttl_s = std::max(0.f, std::expm1(ttl_model_.Predict(s.x.data(), kFeatures)));
     }
     f.last_us = now;
+    f.last_index = index;
     f.pending.push_back(base_ + static_cast<int64_t>(samples_.size()));
     samples_.push_back(s);
-    if (rename) return MaybeRetrain(index);
-    if (f.gap_pending >= 0) gap_samples_[f.gap_pending - gap_base_].done = true;  // superseded by a write
-    f.gap_pending = gap_base_ + static_cast<int64_t>(gap_samples_.size());
-    gap_samples_.push_back({});
-    std::copy(s.x, s.x + kFeatures, gap_samples_.back().x);
-    gap_samples_.back().time_us = now;
-    gap_samples_.back().obj = r.obj;
-    MaybeRetrain(index);
-  }
-
-  // Fills the pattern columns from the labels seen so far.
-  void PatternStats(float* x) const {
-    const auto p = static_cast<size_t>(x[7]);
-    const bool g = p < pattern_labels_.size() && pattern_labels_[p] > 0;
-    x[kPatternGap] = g ? static_cast<float>(pattern_gap_sum_[p] / static_cast<double>(pattern_labels_[p])) : -1.f;
-    x[kPatternCount] = g ? static_cast<float>(std::log1p(static_cast<double>(pattern_labels_[p]))) : 0.f;
-    const bool u = p < pattern_reuse_n_.size() && pattern_reuse_n_[p] > 0;
-    x[kPatternReuse] = u ? static_cast<float>(pattern_reuse_sum_[p] / static_cast<double>(pattern_reuse_n_[p])) : -1.f;
-  }
-
-  void MaybeRetrain(int64_t index) {
+    // A rename is metadata only: the write's cost sample stays open.
+    if (r.kind != RequestKind::kRename) {
+      CostRow row{s.x, -1, -1};
+      if (live_model_.fitted()) {
+        // Expected cost = cost if read again / probability of a next read
+        // (a hurdle model: the "never" labels do not drag the cost).
+        double live = std::clamp(static_cast<double>(live_model_.Predict(s.x.data(), kFeatures)), 0.0, 1.0);
+        double log_cost = cost_model_.fitted() ? static_cast<double>(cost_model_.Predict(s.x.data(), kFeatures))
+                                               : std::log1p(kNeverCost);
+        row.pred_live = static_cast<float>(live);
+        row.pred_log_cost = static_cast<float>(log_cost);
+        // A pattern whose files all cost about the same (raw input re-read
+        // by the daily run) is its own best predictor.
+        if (r.kind == RequestKind::kRead && Known(f.pattern)) {
+          const PatternStats& ps = patterns_[static_cast<size_t>(f.pattern)];
+          const double n = static_cast<double>(ps.live_n), mean = n > 0 ? ps.live_sum / n : 0;
+          if (n > 0 && ps.live_sq / n - mean * mean < kConsistentVar) {
+            log_cost = mean;
+            live = n / static_cast<double>(ps.cost_n);
+          }
+        }
+        f.cost = live < kMinLive ? kNeverCost : std::max(0.0, std::expm1(log_cost)) / live;
+        f.cost_known = Known(f.pattern);
+      }
+      f.cost_index = index;
+      costs_.Open(r.obj, now, index, r.obj_size, row);
+    }
     if (schedule_.Due(index)) Retrain();
   }
 
-  void CompleteUpTo(int64_t now) {
-    while (!gap_samples_.empty() &&
-           (gap_samples_.front().done || gap_samples_.front().time_us + kGapCensorUs <= now)) {
-      if (!gap_samples_.front().done) {
-        files_[gap_samples_.front().obj].gap_pending = -1;
-        GapLabel(gap_base_, kGapCensorUs);
-      }
-      gap_samples_.pop_front();
-      ++gap_base_;
+  void CostLabel(const CostRow& row, double cost) {
+    const bool live = cost < kNeverCost;
+    const float y = static_cast<float>(std::log1p(cost));
+    PatternStats& ps = Pattern(row.x[7]);
+    ++ps.cost_n;
+    if (live) {
+      ++ps.live_n;
+      ps.live_sum += y;
+      ps.live_sq += static_cast<double>(y) * y;
     }
+    std::copy(row.x.begin(), row.x.end(), cost_x_.begin() + static_cast<ptrdiff_t>(cost_cursor_.slot * kFeatures));
+    cost_y_[cost_cursor_.slot] = y;
+    cost_live_[cost_cursor_.slot] = live ? 1.f : 0.f;
+    cost_cursor_.Advance();
+    if (row.pred_live >= 0) {
+      ++cost_evaluated_;
+      live_right_ += (row.pred_live >= 0.5f) == live;
+      if (live) {
+        ++live_evaluated_;
+        const double a = std::max(cost, 1.0), p = std::max(std::expm1(static_cast<double>(row.pred_log_cost)), 1.0);
+        cost_within_2x_ += p <= 2 * a && a <= 2 * p;
+      }
+    }
+    schedule_.AddLabel();
+  }
+
+  void CompleteUpTo(int64_t now) {
     while (!samples_.empty() && (samples_.front().done || samples_.front().time_us + kHorizonUs <= now)) {
       if (!samples_.front().done) {
         const uint32_t obj = samples_.front().obj;
@@ -366,8 +434,10 @@ class SmartCache : public ResizingPolicy {
     }
   }
 
+  // The lifetime-horizon labels of a sample: future read bytes and time to
+  // the last read within the hour.
   void Complete(int64_t id) {
-    Sample& s = samples_[id - base_];
+    Sample& s = samples_[static_cast<size_t>(id - base_)];
     if (s.done) return;
     s.done = true;
     const double reuse = static_cast<double>(s.future_bytes) / static_cast<double>(s.size);
@@ -377,97 +447,75 @@ class SmartCache : public ResizingPolicy {
       const double a = std::max(ttl_s, 1.0), p = std::max<double>(s.pred_ttl_s, 1.0);
       const bool ok = p <= 2 * a && a <= 2 * p;
       within_2x_ += ok;
-      reuse_right_ += (s.pred_reuse >= kAdmitMinReuse) == (reuse > 0);
+      reuse_right_ += (s.pred_reuse >= kReusedShare) == (reuse > 0);
       if (s.first) {
         ++files_evaluated_;
         files_within_2x_ += ok;
       }
     }
-    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
+    std::copy(s.x.begin(), s.x.end(), window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
     window_reuse_[cursor_.slot] = static_cast<float>(std::log1p(reuse));
-    const auto pattern = static_cast<size_t>(s.x[7]);
-    if (pattern >= pattern_reuse_n_.size()) {
-      pattern_reuse_n_.resize(pattern + 1, 0);
-      pattern_reuse_sum_.resize(pattern + 1, 0.0);
-    }
-    ++pattern_reuse_n_[pattern];
-    pattern_reuse_sum_[pattern] += static_cast<double>(window_reuse_[cursor_.slot]);
     window_ttl_[cursor_.slot] = static_cast<float>(std::log1p(ttl_s));
-    window_short_[cursor_.slot] = static_cast<float>(
-        std::log1p(static_cast<double>(s.short_bytes) / static_cast<double>(s.size)));
+    PatternStats& ps = Pattern(s.x[7]);
+    ++ps.reuse_n;
+    ps.reuse_sum += static_cast<double>(window_reuse_[cursor_.slot]);
     cursor_.Advance();
-    schedule_.AddLabel();
   }
 
-  void GapLabel(int64_t id, int64_t gap_us) {
-    GapSample& s = gap_samples_[id - gap_base_];
-    if (s.done) return;
-    s.done = true;
-    const size_t pattern = static_cast<size_t>(s.x[7]);
-    if (pattern >= pattern_labels_.size()) {
-      pattern_labels_.resize(pattern + 1, 0);
-      pattern_gap_sum_.resize(pattern + 1, 0.0);
-      pattern_gap_sq_.resize(pattern + 1, 0.0);
-    }
-    ++pattern_labels_[pattern];
-    std::copy(s.x, s.x + kFeatures, gap_x_.begin() + static_cast<ptrdiff_t>(gap_cursor_.slot * kFeatures));
-    gap_y_[gap_cursor_.slot] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kGapCensorUs)) * 1e-6));
-    pattern_gap_sum_[pattern] += static_cast<double>(gap_y_[gap_cursor_.slot]);
-    pattern_gap_sq_[pattern] += static_cast<double>(gap_y_[gap_cursor_.slot]) * static_cast<double>(gap_y_[gap_cursor_.slot]);
-    gap_cursor_.Advance();
+  // The first `rows` rows of `x` with fresh pattern columns.
+  std::vector<float> TrainingRows(const std::vector<float>& x, size_t rows) const {
+    std::vector<float> out = Prefix(x, rows * kFeatures);
+    for (size_t i = 0; i < rows; ++i) FillPatternStats(&out[i * kFeatures]);
+    return out;
   }
 
   void Retrain() {
-    if (gap_cursor_.rows > 0) {
-      std::vector<float> gx = Prefix(gap_x_, gap_cursor_.rows * kFeatures);
-      for (size_t i = 0; i < gap_cursor_.rows; ++i) PatternStats(&gx[i * kFeatures]);
-      std::vector<float> gy = Prefix(gap_y_, gap_cursor_.rows);
-      (void)gap_model_.Fit(gx, kFeatures, gy);
+    bool ok = true;
+    if (cost_cursor_.rows > 0) {
+      const size_t n = cost_cursor_.rows;
+      const std::vector<float> x = TrainingRows(cost_x_, n);
+      ok = live_model_.Fit(x, kFeatures, Prefix(cost_live_, n)).ok();
+      std::vector<float> lx, ly;  // the rows of files read again
+      for (size_t i = 0; i < n; ++i) {
+        if (cost_live_[i] == 0.f) continue;
+        lx.insert(lx.end(), x.begin() + static_cast<ptrdiff_t>(i * kFeatures),
+                  x.begin() + static_cast<ptrdiff_t>((i + 1) * kFeatures));
+        ly.push_back(cost_y_[i]);
+      }
+      if (!ly.empty()) ok = cost_model_.Fit(lx, kFeatures, ly).ok() && ok;
     }
-    const size_t n = cursor_.rows;
-    std::vector<float> x = Prefix(window_x_, n * kFeatures);
-    for (size_t i = 0; i < n; ++i) PatternStats(&x[i * kFeatures]);
-    std::vector<float> y1 = Prefix(window_reuse_, n);
-    std::vector<float> y2 = Prefix(window_ttl_, n);
-    std::vector<float> y3 = Prefix(window_short_, n);
-    if (reuse_model_.Fit(x, kFeatures, y1).ok() && ttl_model_.Fit(x, kFeatures, y2).ok() &&
-        short_model_.Fit(x, kFeatures, y3).ok()) {
-      ++retrains_;
+    if (cursor_.rows > 0) {
+      const std::vector<float> x = TrainingRows(window_x_, cursor_.rows);
+      ok = reuse_model_.Fit(x, kFeatures, Prefix(window_reuse_, cursor_.rows)).ok() && ok;
+      ok = ttl_model_.Fit(x, kFeatures, Prefix(window_ttl_, cursor_.rows)).ok() && ok;
     }
+    retrains_ += ok;
     schedule_.Refitted();
   }
 
-  struct GapSample {
-    float x[kFeatures];
-    int64_t time_us = 0;
-    uint32_t obj = 0;
-    bool done = false;
-  };
-  std::deque<GapSample> gap_samples_;
-  int64_t gap_base_ = 0;
-  std::vector<float> gap_x_ = std::vector<float>(kTrainWindow * kFeatures);
-  std::vector<float> gap_y_ = std::vector<float>(kTrainWindow);
-  WindowCursor gap_cursor_;
   std::vector<FileState> files_;
-  std::vector<int64_t> pattern_labels_;  // next-read labels per path pattern id
-  std::vector<double> pattern_gap_sum_;  // sum of their log1p(gap_s)
-  std::vector<double> pattern_gap_sq_;   // and of its square
-  std::vector<int64_t> pattern_reuse_n_;  // hour-horizon labels per pattern
-  std::vector<double> pattern_reuse_sum_;  // sum of their log1p(reuse)
+  std::vector<PatternStats> patterns_;
+  std::vector<GroupRun> group_runs_;
   ResidentSet residents_;
   PathInterner interner_;
-  GbdtRegressor reuse_model_, ttl_model_, short_model_, gap_model_;
+  CostLabeler<CostRow> costs_;
+  GbdtRegressor live_model_, cost_model_, reuse_model_, ttl_model_;
+  std::vector<float> cost_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> cost_y_ = std::vector<float>(kTrainWindow);     // log1p(cost)
+  std::vector<float> cost_live_ = std::vector<float>(kTrainWindow);  // 1 = read again
+  WindowCursor cost_cursor_;
   std::deque<Sample> samples_;
   int64_t base_ = 0;  // id of samples_.front()
   std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kFeatures);
   std::vector<float> window_reuse_ = std::vector<float>(kTrainWindow);
   std::vector<float> window_ttl_ = std::vector<float>(kTrainWindow);
-  std::vector<float> window_short_ = std::vector<float>(kTrainWindow);
   WindowCursor cursor_;
   RetrainSchedule schedule_;
   int64_t retrains_ = 0;
   int64_t evaluated_ = 0, within_2x_ = 0, reuse_right_ = 0, files_evaluated_ = 0, files_within_2x_ = 0;
+  int64_t cost_evaluated_ = 0, live_right_ = 0, live_evaluated_ = 0, cost_within_2x_ = 0;
   std::vector<uint32_t> cand_;
+  std::vector<std::pair<double, uint32_t>> keys_;
 };
 
 }  // namespace
