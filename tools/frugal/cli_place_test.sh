@@ -30,6 +30,10 @@ assert abs(ms["pesto"] - 6.5) < 1e-6, ms
 assert all(ms["pesto"] <= v + 1e-9 for v in ms.values() if v is not None), ms
 assert d["methods"][-1]["status"] == "optimal", d["methods"][-1]
 assert abs(d["lower_bound_ms"] - 6.5) < 1e-4, d["lower_bound_ms"]  # the MIP bound
+lb = d["lower_bounds"]
+for k in ("critical_path_ms", "work_per_gpu_ms", "comm_ms", "memory_path_ms"): assert k in lb, (k, lb)
+assert lb["memory_path_ms"] <= 6.5 + 1e-9, lb
+assert lb["critical_path_ms"] - 1e-9 <= lb["comm_ms"] <= 6.5 + 1e-9, lb
 ' "$TMP/d.json"
 py '
 import json, sys

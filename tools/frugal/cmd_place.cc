@@ -182,7 +182,9 @@ int RunPlace(const PlaceArgs& a) {
     if (!std::isinf(p.device_mem_bytes[0])) j["device_mem_bytes"] = p.device_mem_bytes[0];
     j["lower_bound_ms"] = lower;
     j["lower_bounds"] = {{"critical_path_ms", lb.critical_path_ms},
-                         {"work_per_gpu_ms", lb.work_per_device_ms}};
+                         {"work_per_gpu_ms", lb.work_per_device_ms},
+                         {"comm_ms", lb.comm_ms},
+                         {"memory_path_ms", lb.memory_path_ms}};
     if (lb.mip_ms >= 0) j["lower_bounds"]["mip_ms"] = lb.mip_ms;
     nlohmann::json methods = nlohmann::json::array();
     for (const MethodRun& r : runs) {
@@ -210,8 +212,10 @@ int RunPlace(const PlaceArgs& a) {
                         : fmt::format("{:.2f} GiB", p.device_mem_bytes[0] / (1ull << 30));
   std::fputs(fmt::format("{}: {} ops on {} GPUs, {} topology, {} per GPU\n", p.name,
                          p.num_ops(), p.num_devices, p.topology.name, mem).c_str(), stdout);
-  std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}{})\n\n",
-                         lower, lb.critical_path_ms, lb.work_per_device_ms,
+  std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}, "
+                         "comm {:.3f}, memory path {:.3f}{})\n\n",
+                         lower, lb.critical_path_ms, lb.work_per_device_ms, lb.comm_ms,
+                         lb.memory_path_ms,
                          lb.mip_ms >= 0 ? fmt::format(", MIP {:.3f}", lb.mip_ms) : "")
                  .c_str(), stdout);
   std::fputs(fmt::format("  {:<8} {:>13} {:>8} {:>9}  {}\n", "method", "makespan ms",

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "frugal/place/comm_bound.h"
+#include "frugal/place/path_bound.h"
+
 namespace frugal::place {
 
 double LowerBounds::best_ms() const {
-  return std::max({critical_path_ms, work_per_device_ms, mip_ms});
+  return std::max({critical_path_ms, work_per_device_ms, comm_ms, memory_path_ms, mip_ms});
 }
 
 double CriticalPathMs(const PlacementProblem& p) {
@@ -24,6 +27,9 @@ LowerBounds ComputeLowerBounds(const PlacementProblem& p) {
   LowerBounds b;
   b.critical_path_ms = CriticalPathMs(p);
   b.work_per_device_ms = p.total_time_ms() / p.num_devices;
+  CommBound cb = ComputeCommBound(p);
+  b.comm_ms = cb.bound_ms;
+  b.memory_path_ms = MemoryPathBoundMs(p, cb.head_ms, cb.tail_ms);
   return b;
 }
 

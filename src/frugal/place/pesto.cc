@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "frugal/place/coarsen.h"
 #include "frugal/place/ilp.h"
 #include "frugal/place/refine.h"
+#include "frugal/place/subproblems.h"
 
 namespace frugal::place {
 namespace {
@@ -20,60 +23,6 @@ double Since(Clock::time_point t0) {
 
 // Coarse node count the MIP can handle within its budget with CBC.
 int AutoCoarseNodes(int k) { return k <= 2 ? 72 : k <= 4 ? 56 : 40; }
-
-// The same problem on the first k devices only (a placement of it is one of
-// the original that leaves the other devices idle).
-Result<PlacementProblem> FirstDevices(const PlacementProblem& p, int k) {
-  PlacementProblem q = p;
-  q.num_devices = k;
-  q.device_mem_bytes.resize(k);
-  Topology t = p.topology;
-  t.num_devices = k;
-  t.routes.assign(static_cast<size_t>(k) * k, {});
-  for (int a = 0; a < k; ++a) {
-    for (int b = 0; b < k; ++b) t.routes[static_cast<size_t>(a) * k + b] = p.topology.Route(a, b);
-  }
-  q.topology = std::move(t);
-  FRUGAL_RETURN_IF_ERROR(q.Finalize());
-  return q;
-}
-
-// Moves the smallest groups off devices over capacity onto the device with
-// the most free memory. Returns false when that does not make it fit.
-bool RepairMemory(const PlacementProblem& q, std::vector<int>* device) {
-  const int k = q.num_devices;
-  std::vector<int> gdev(q.num_groups);
-  std::vector<double> used(k, 0);
-  for (int g = 0; g < q.num_groups; ++g) {
-    gdev[g] = (*device)[q.group_ops[g][0]];
-    used[gdev[g]] += static_cast<double>(q.group_mem_bytes[g]);
-  }
-  std::vector<int> by_size(q.num_groups);
-  for (int g = 0; g < q.num_groups; ++g) by_size[g] = g;
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](int a, int b) { return q.group_mem_bytes[a] < q.group_mem_bytes[b]; });
-  for (int d = 0; d < k; ++d) {
-    for (int g : by_size) {
-      if (used[d] <= q.device_mem_bytes[d]) break;
-      if (gdev[g] != d) continue;
-      int to = -1;
-      for (int e = 0; e < k; ++e) {
-        double free = q.device_mem_bytes[e] - used[e];
-        if (e != d && free >= q.group_mem_bytes[g] &&
-            (to < 0 || free > q.device_mem_bytes[to] - used[to])) {
-          to = e;
-        }
-      }
-      if (to < 0) continue;
-      gdev[g] = to;
-      used[d] -= static_cast<double>(q.group_mem_bytes[g]);
-      used[to] += static_cast<double>(q.group_mem_bytes[g]);
-    }
-    if (used[d] > q.device_mem_bytes[d]) return false;
-  }
-  for (int i = 0; i < q.num_ops(); ++i) (*device)[i] = gdev[q.group[i]];
-  return true;
-}
 
 }  // namespace
 
@@ -102,6 +51,18 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
       if (b.status == SolveStatus::kInfeasible) continue;
       b.placement.order.resize(p.num_devices);
       starts.push_back({fmt::format("{}@{}", name, k), std::move(b.placement)});
+    }
+  }
+  // Memory-balanced baselines (see MemoryBalanced) diversify the starts.
+  Result<PlacementProblem> tight = MemoryBalanced(p);
+  if (tight.ok()) {
+    for (const auto& row : Placers()) {
+      std::string name = row.name;
+      if (name == "pesto" || name == "single") continue;
+      FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(name, *tight, o));
+      if (b.status == SolveStatus::kInfeasible) continue;
+      b.placement.order.resize(p.num_devices);
+      starts.push_back({fmt::format("{}/bal{}", name, tight->num_devices), std::move(b.placement)});
     }
   }
   // Ranked starts: the best is the MIP's warm start, the runners-up seed
@@ -146,9 +107,17 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   note += fmt::format("; coarse {} nodes", q.num_ops());
   log(note);
   // MIP, warm-started from the best so far projected onto the coarse graph.
+  // With a memory-balanced problem, its own MIP gets 40% of the MIP time.
   double mip_budget = 0.4 * (o.time_limit_s - Since(t0));
+  std::optional<Placement> balanced;
+  if (tight.ok()) balanced = BalancedStart(*tight, starts, ranked, best);
+  double balanced_budget = balanced ? 0.4 * mip_budget : 0;
+  mip_budget -= balanced_budget;
+  // Solves the coarse MIP; the better expansion goes to *produced (when
+  // given) and, if it beats the best, to best.
   auto solve = [&](const Coarsening& cc, const PlacementProblem& qk, double secs,
-                   const Placement& from) -> Result<IlpResult> {
+                   const Placement& from, std::optional<Placement>* produced,
+                   const char* name) -> Result<IlpResult> {
     std::vector<int> coarse_dev = ProjectDevices(p, cc, from.device);
     bool in_range = std::all_of(coarse_dev.begin(), coarse_dev.end(),
                                 [&](int d) { return d < qk.num_devices; });
@@ -167,18 +136,21 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
       std::vector<int> dev = ExpandDevices(cc, mip.device);
       std::vector<double> prio(p.num_ops());
       for (int i = 0; i < p.num_ops(); ++i) prio[i] = -mip.start_ms[cc.coarse_of[i]];
+      double produced_ms = INFINITY;
       for (Placement cand : {ListSchedule(p, dev, prio), ScheduleByBottomLevel(p, dev)}) {
         cand.order.resize(p.num_devices);
         SimResult s = Simulate(p, cand);
-        if (s.feasible && s.makespan_ms < best_ms - 1e-9) {
+        if (!s.feasible) continue;
+        if (produced && s.makespan_ms < produced_ms) *produced = cand, produced_ms = s.makespan_ms;
+        if (s.makespan_ms < best_ms - 1e-9) {
           best = cand, best_ms = s.makespan_ms;
-          best_name = "mip";
+          best_name = name;
         }
       }
     }
     return mip;
   };
-  FRUGAL_ASSIGN_OR_RETURN(IlpResult mip, solve(c, q, mip_budget, best));
+  FRUGAL_ASSIGN_OR_RETURN(IlpResult mip, solve(c, q, mip_budget, best, nullptr, "mip"));
   note += fmt::format("; MIP {}x{}", mip.num_columns, mip.num_rows);
   out.bound_ms = mip.bound_ms;
   out.bound_is_global = exact;
@@ -194,30 +166,51 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
     note += " no solution";
   }
   log(note);
-  // Refine on the original ops: half the rest from the best so far, the
-  // other half split between the next two distinct starts.
-  std::vector<Placement> seeds{best};
-  for (size_t i = 1; i < ranked.size() && seeds.size() < 3; ++i) {
+  // Balanced seeds: the balanced start and the balanced MIP's expansion.
+  std::vector<Placement> balanced_seeds;
+  if (balanced) {
+    balanced_seeds.push_back(*balanced);
+    note += fmt::format("; balanced on {} GPUs from {:.3f} ms", tight->num_devices,
+                        Simulate(*tight, *balanced).makespan_ms);
+    FRUGAL_ASSIGN_OR_RETURN(Coarsening cb, Coarsen(*tight, co));
+    std::optional<Placement> produced;
+    FRUGAL_ASSIGN_OR_RETURN(IlpResult bm, solve(cb, cb.coarse, balanced_budget, *balanced,
+                                                &produced, "balanced mip"));
+    if (bm.has_solution) note += fmt::format("; balanced MIP obj {:.3f}", bm.makespan_ms);
+    if (produced) produced = OnDevices(*produced, tight->num_devices);
+    if (produced && produced->device != balanced->device && Simulate(*tight, *produced).feasible) {
+      balanced_seeds.push_back(*produced);
+    }
+  }
+  // Refine on the original ops: the best so far, the balanced seeds under
+  // the balanced memory (a diversification) and the next distinct start.
+  std::vector<std::pair<const PlacementProblem*, Placement>> seeds{{&p, best}};
+  for (const Placement& s : balanced_seeds) seeds.push_back({&*tight, s});
+  const size_t max_seeds = std::max<size_t>(3, seeds.size() + 1);
+  for (size_t i = 1; i < ranked.size() && seeds.size() < max_seeds; ++i) {
     const Placement& s = starts[ranked[i].second].second;
     bool dup = false;
-    for (const Placement& t : seeds) dup = dup || t.device == s.device;
-    if (!dup) seeds.push_back(s);
+    for (const auto& t : seeds) dup = dup || t.second.device == s.device;
+    if (!dup) seeds.push_back({&p, s});
   }
   int evals = 0;
   for (size_t i = 0; i < seeds.size(); ++i) {
     double left = std::max(0.0, o.time_limit_s - Since(t0));
     RefineOptions ro;
-    ro.time_limit_s = i + 1 == seeds.size() ? left : left / 2;
-    ro.max_evaluations = i == 0 ? 30000 : 10000;
+    ro.time_limit_s = left / static_cast<double>(seeds.size() - i);
+    ro.max_evaluations = i == 0 ? 60000 : 30000;
     ro.seed = o.seed + i;
-    RefineResult rr = Refine(p, seeds[i], ro);
+    RefineResult rr = Refine(*seeds[i].first, seeds[i].second, ro);
+    rr.placement.order.resize(p.num_devices);
     evals += rr.evaluations;
-    if (rr.makespan_ms < best_ms - 1e-9) {
+    if (rr.makespan_ms < best_ms - 1e-9 && Simulate(p, rr.placement).feasible) {
       best = rr.placement;
       best_ms = rr.makespan_ms;
+      best_name = fmt::format("refining seed {}", i);
     }
   }
-  note += fmt::format("; refined {} starts, {} evals -> {:.3f} ms", seeds.size(), evals, best_ms);
+  note += fmt::format("; refined {} starts, {} evals -> {:.3f} ms (best from {})", seeds.size(),
+                      evals, best_ms, best_name);
   log(note);
   out.placement = best;
   out.note = note;

@@ -247,13 +247,14 @@ SimResult Simulate(const PlacementProblem& p, const Placement& pl, const SimOpti
 }
 
 Placement ListSchedule(const PlacementProblem& p, const std::vector<int>& device,
-                       const std::vector<double>& priority) {
+                       const std::vector<double>& priority, double* makespan_ms) {
   Engine engine(p, device, nullptr, &priority, false);
   SimResult r;
   Placement out;
   out.device = device;
   engine.Run(&r, &out.order);
   out.order.resize(p.num_devices);
+  if (makespan_ms) *makespan_ms = r.makespan_ms;
   return out;
 }
 
@@ -278,8 +279,9 @@ std::vector<double> BottomLevels(const PlacementProblem& p, const std::vector<in
   return bl;
 }
 
-Placement ScheduleByBottomLevel(const PlacementProblem& p, const std::vector<int>& device) {
-  return ListSchedule(p, device, BottomLevels(p, device));
+Placement ScheduleByBottomLevel(const PlacementProblem& p, const std::vector<int>& device,
+                                double* makespan_ms) {
+  return ListSchedule(p, device, BottomLevels(p, device), makespan_ms);
 }
 
 }  // namespace frugal::place

@@ -65,9 +65,11 @@ SimResult Simulate(const PlacementProblem& p, const Placement& placement,
 // priority (ties: lower topological position). Returns the placement with
 // the realized per-device order. Same event semantics as Simulate, so
 // Simulate(ListSchedule(...)) reproduces the list schedule's makespan.
+// When makespan_ms is given it receives the schedule's makespan (what
+// Simulate would return, without a second run).
 // REQUIRES: device.size() == num_ops, values in range, priority per op.
 Placement ListSchedule(const PlacementProblem& p, const std::vector<int>& device,
-                       const std::vector<double>& priority);
+                       const std::vector<double>& priority, double* makespan_ms = nullptr);
 
 // Bottom levels: op time plus the longest path to a sink, counting a
 // transfer (no contention) only where the edge crosses devices of `device`;
@@ -77,7 +79,8 @@ std::vector<double> BottomLevels(const PlacementProblem& p, const std::vector<in
                                  double comm_weight = 0);
 
 // ListSchedule with bottom-level priorities for this assignment.
-Placement ScheduleByBottomLevel(const PlacementProblem& p, const std::vector<int>& device);
+Placement ScheduleByBottomLevel(const PlacementProblem& p, const std::vector<int>& device,
+                                double* makespan_ms = nullptr);
 
 }  // namespace frugal::place
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "frugal/place/brute_force.h"
 #include "frugal/place/test_problems.h"
 
 namespace frugal::place {
@@ -69,10 +72,29 @@ TEST(Simulator, RejectsInfeasibleInputsWithAReason) {
 TEST(Simulator, ListScheduleIsReproducedBySimulate) {
   PlacementProblem p = ForkJoin(6, 2, 0.3, 3);
   std::vector<int> dev{0, 0, 1, 2, 0, 1, 2, 0};
-  Placement pl = ScheduleByBottomLevel(p, dev);
+  double ms = -1;
+  Placement pl = ScheduleByBottomLevel(p, dev, &ms);
   SimResult r = Simulate(p, pl);
   ASSERT_TRUE(r.feasible) << r.reason;
   EXPECT_NEAR(r.makespan_ms, 0.5 + 0.3 + 4 + 0.3 + 0.5, 1e-9);
+  EXPECT_DOUBLE_EQ(ms, r.makespan_ms);  // refine.cc relies on it
+}
+
+TEST(Simulator, ListScheduleMakespanIsTheSimulatorsOnRandomGraphs) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    int k = 2 + trial % 3;
+    PlacementProblem p = testing::RandomProblem(rng, 4 + trial % 8, k, trial % 2 == 0);
+    if (p.name != "test") continue;
+    std::vector<int> gdev(p.num_groups), dev(p.num_ops());
+    for (int& d : gdev) d = static_cast<int>(rng() % k);
+    for (int i = 0; i < p.num_ops(); ++i) dev[i] = gdev[p.group[i]];
+    double ms = -1;
+    Placement pl = ScheduleByBottomLevel(p, dev, &ms);
+    SimResult r = Simulate(p, pl, {.check_memory = false});
+    ASSERT_TRUE(r.feasible) << r.reason;
+    EXPECT_DOUBLE_EQ(ms, r.makespan_ms) << "trial " << trial;
+  }
 }
 
 }  // namespace
