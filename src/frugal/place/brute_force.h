@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <vector>
@@ -74,6 +75,27 @@ inline PlacementProblem RandomProblem(std::mt19937& rng, int n, int k, bool pcie
                : r < 0.67 ? std::ceil(1.3 * total / k) + 6
                           : std::ceil(total / k * (1.0 + 0.4 * u01(rng)));  // often too small
   return MakeProblem(times, edges, k, cap, mem, pcie ? "pcie" : "nvlink", color);
+}
+
+// Calls fn(p, optimum, trial) for each of `trials` random tiny problems
+// (3-6 ops, 2-3 devices, every third memory-constrained; at most 5 ops on
+// 3 devices) that have a feasible placement; returns how many it called.
+inline int ForEachTinyProblem(
+    uint32_t seed, int trials,
+    const std::function<void(const PlacementProblem&, double, int)>& fn) {
+  std::mt19937 rng(seed);
+  int called = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    int n = 3 + trial % 4, k = 2 + trial % 2;
+    if (n == 6 && k == 3) n = 5;
+    PlacementProblem p = RandomProblem(rng, n, k, trial % 3 == 0);
+    if (p.name != "test") continue;  // memory too small for any placement
+    double opt = BruteForceOptimum(p);
+    if (!std::isfinite(opt)) continue;  // the groups cannot be packed
+    fn(p, opt, trial);
+    ++called;
+  }
+  return called;
 }
 
 }  // namespace frugal::place::testing

@@ -39,31 +39,30 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
       if (b.status != SolveStatus::kInfeasible) starts.push_back({row.name, b.placement});
     }
   }
-  // Fewer GPUs can be faster when transfers are dear: the baselines on K/2
-  // and K/4 GPUs start the search too.
-  for (int k = p.num_devices / 2; k >= 2; k /= 2) {
-    Result<PlacementProblem> q = FirstDevices(p, k);
-    if (!q.ok()) break;  // does not fit on k GPUs
+  // The baselines on a sub-problem `q` whose placements are valid for p
+  // start the search too, named "<baseline><suffix>".
+  auto add_starts = [&](const PlacementProblem& q, const std::string& suffix) -> Status {
     for (const auto& row : Placers()) {
       std::string name = row.name;
       if (name == "pesto" || name == "single") continue;
-      FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(name, *q, o));
+      FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(name, q, o));
       if (b.status == SolveStatus::kInfeasible) continue;
       b.placement.order.resize(p.num_devices);
-      starts.push_back({fmt::format("{}@{}", name, k), std::move(b.placement)});
+      starts.push_back({name + suffix, std::move(b.placement)});
     }
+    return Status::Ok();
+  };
+  // Fewer GPUs can be faster when transfers are dear: the baselines on K/2
+  // and K/4 GPUs.
+  for (int k = p.num_devices / 2; k >= 2; k /= 2) {
+    Result<PlacementProblem> q = FirstDevices(p, k);
+    if (!q.ok()) break;  // does not fit on k GPUs
+    FRUGAL_RETURN_IF_ERROR(add_starts(*q, fmt::format("@{}", k)));
   }
   // Memory-balanced baselines (see MemoryBalanced) diversify the starts.
   Result<PlacementProblem> tight = MemoryBalanced(p);
   if (tight.ok()) {
-    for (const auto& row : Placers()) {
-      std::string name = row.name;
-      if (name == "pesto" || name == "single") continue;
-      FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(name, *tight, o));
-      if (b.status == SolveStatus::kInfeasible) continue;
-      b.placement.order.resize(p.num_devices);
-      starts.push_back({fmt::format("{}/bal{}", name, tight->num_devices), std::move(b.placement)});
-    }
+    FRUGAL_RETURN_IF_ERROR(add_starts(*tight, fmt::format("/bal{}", tight->num_devices)));
   }
   // Ranked starts: the best is the MIP's warm start, the runners-up seed
   // further refinement.
