@@ -90,7 +90,9 @@ TEST(Evaluate, CeerCannotDoLeaveOneGpuOut) {
   ASSERT_FALSE(r->empty());
   for (const EvalRow& row : *r) {
     EXPECT_FALSE(row.error.empty()) << row.op << " " << row.gpu;
-    if (row.op != "all") EXPECT_EQ(row.n, row.gpu == "all" ? 70 : 35);
+    if (row.op != "all") {
+      EXPECT_EQ(row.n, row.gpu == "all" ? 70 : 35);
+    }
   }
   EXPECT_TRUE(EvalRowToJson((*r)[0]).contains("error"));
 }
