@@ -238,4 +238,35 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph, const ProblemOptions
   return p;
 }
 
+bool RepairGroupMemory(const PlacementProblem& p, std::vector<int>* group_device) {
+  std::vector<int>& part = *group_device;
+  const int k = p.num_devices, ng = p.num_groups;
+  std::vector<double> used(k, 0);
+  for (int g = 0; g < ng; ++g) used[part[g]] += static_cast<double>(p.group_mem_bytes[g]);
+  std::vector<int> by_size(ng);
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](int a, int b) { return p.group_mem_bytes[a] < p.group_mem_bytes[b]; });
+  for (int d = 0; d < k; ++d) {
+    for (int g : by_size) {
+      if (used[d] <= p.device_mem_bytes[d]) break;
+      if (part[g] != d || p.group_mem_bytes[g] == 0) continue;
+      int to = -1;
+      for (int e = 0; e < k; ++e) {
+        double free = p.device_mem_bytes[e] - used[e];
+        if (e != d && free >= p.group_mem_bytes[g] &&
+            (to < 0 || free > p.device_mem_bytes[to] - used[to])) {
+          to = e;
+        }
+      }
+      if (to < 0) continue;
+      part[g] = to;
+      used[d] -= static_cast<double>(p.group_mem_bytes[g]);
+      used[to] += static_cast<double>(p.group_mem_bytes[g]);
+    }
+    if (used[d] > p.device_mem_bytes[d]) return false;
+  }
+  return true;
+}
+
 }  // namespace frugal::place

@@ -88,6 +88,12 @@ struct ProblemOptions {
 Result<PlacementProblem> BuildProblem(const OpGraph& graph,
                                       const ProblemOptions& options);
 
+// Memory repair of a group -> device assignment: device by device, moves
+// the smallest groups that hold memory off a device over capacity onto the
+// device with the most free memory. Returns false when a device still does
+// not fit. REQUIRES: group_device->size() == p.num_groups.
+bool RepairGroupMemory(const PlacementProblem& p, std::vector<int>* group_device);
+
 }  // namespace frugal::place
 
 #endif  // FRUGAL_PLACE_PROBLEM_H_

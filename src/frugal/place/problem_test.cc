@@ -10,6 +10,23 @@ namespace {
 
 using testing::MakeProblem;
 
+TEST(Problem, RepairGroupMemoryMovesTheSmallestGroupsThatHoldMemory) {
+  // A chain of ops of 4, 1, 0 and 3 bytes, all on device 0 of two 5-byte
+  // devices: op 2 holds nothing and stays; ops 1 and 3 move.
+  PlacementProblem p = testing::MakeProblem({1, 1, 1, 1}, {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}},
+                                            2, 5, {4, 1, 0, 3});
+  ASSERT_EQ(p.name, "test");
+  std::vector<int> part(p.num_groups, 0);
+  ASSERT_TRUE(RepairGroupMemory(p, &part));
+  std::vector<int> device(4);
+  for (int i = 0; i < 4; ++i) device[i] = part[p.group[i]];
+  EXPECT_EQ(device, (std::vector<int>{0, 1, 0, 1}));
+  // A 6-byte op fits no 5-byte device.
+  PlacementProblem q = testing::MakeProblem({1, 1}, {{0, 1, 1}}, 2, 5, {6, 1});
+  std::vector<int> none(q.num_groups, 0);
+  EXPECT_FALSE(RepairGroupMemory(q, &none));
+}
+
 TEST(Problem, BuildsFromProfiledGraph) {
   auto g = ImportGraph("testdata/place/diamond.json");
   ASSERT_TRUE(g.ok()) << g.status().ToString();

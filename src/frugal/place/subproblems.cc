@@ -20,36 +20,9 @@ Result<PlacementProblem> FirstDevices(const PlacementProblem& p, int k) {
 }
 
 bool RepairMemory(const PlacementProblem& q, std::vector<int>* device) {
-  const int k = q.num_devices;
   std::vector<int> gdev(q.num_groups);
-  std::vector<double> used(k, 0);
-  for (int g = 0; g < q.num_groups; ++g) {
-    gdev[g] = (*device)[q.group_ops[g][0]];
-    used[gdev[g]] += static_cast<double>(q.group_mem_bytes[g]);
-  }
-  std::vector<int> by_size(q.num_groups);
-  for (int g = 0; g < q.num_groups; ++g) by_size[g] = g;
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](int a, int b) { return q.group_mem_bytes[a] < q.group_mem_bytes[b]; });
-  for (int d = 0; d < k; ++d) {
-    for (int g : by_size) {
-      if (used[d] <= q.device_mem_bytes[d]) break;
-      if (gdev[g] != d) continue;
-      int to = -1;
-      for (int e = 0; e < k; ++e) {
-        double free = q.device_mem_bytes[e] - used[e];
-        if (e != d && free >= q.group_mem_bytes[g] &&
-            (to < 0 || free > q.device_mem_bytes[to] - used[to])) {
-          to = e;
-        }
-      }
-      if (to < 0) continue;
-      gdev[g] = to;
-      used[d] -= static_cast<double>(q.group_mem_bytes[g]);
-      used[to] += static_cast<double>(q.group_mem_bytes[g]);
-    }
-    if (used[d] > q.device_mem_bytes[d]) return false;
-  }
+  for (int g = 0; g < q.num_groups; ++g) gdev[g] = (*device)[q.group_ops[g][0]];
+  if (!RepairGroupMemory(q, &gdev)) return false;
   for (int i = 0; i < q.num_ops(); ++i) (*device)[i] = gdev[q.group[i]];
   return true;
 }

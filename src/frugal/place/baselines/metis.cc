@@ -59,37 +59,8 @@ Result<PlaceOutcome> PlaceMetis(const PlacementProblem& p, const PlaceOptions& o
   } else if (k > 1) {
     for (int g = 0; g < ng; ++g) part[g] = g % k;
   }
-  // Memory repair: move the smallest groups off overfull devices to the
-  // device with the most free memory.
-  std::vector<double> used(k, 0);
-  for (int g = 0; g < ng; ++g) used[part[g]] += static_cast<double>(p.group_mem_bytes[g]);
-  std::vector<int> by_size(ng);
-  for (int g = 0; g < ng; ++g) by_size[g] = g;
-  std::sort(by_size.begin(), by_size.end(), [&](int a, int b) {
-    return p.group_mem_bytes[a] != p.group_mem_bytes[b]
-               ? p.group_mem_bytes[a] < p.group_mem_bytes[b] : a < b;
-  });
-  for (int d = 0; d < k; ++d) {
-    for (int g : by_size) {
-      if (used[d] <= p.device_mem_bytes[d]) break;
-      if (part[g] != d || p.group_mem_bytes[g] == 0) continue;
-      int to = -1;
-      for (int e = 0; e < k; ++e) {
-        if (e == d) continue;
-        double free = p.device_mem_bytes[e] - used[e];
-        if (free >= p.group_mem_bytes[g] &&
-            (to < 0 || free > p.device_mem_bytes[to] - used[to])) {
-          to = e;
-        }
-      }
-      if (to < 0) continue;
-      part[g] = to;
-      used[d] -= static_cast<double>(p.group_mem_bytes[g]);
-      used[to] += static_cast<double>(p.group_mem_bytes[g]);
-    }
-    if (used[d] > p.device_mem_bytes[d]) {
-      return Infeasible("METIS partition could not be repaired to fit device memory");
-    }
+  if (!RepairGroupMemory(p, &part)) {
+    return Infeasible("METIS partition could not be repaired to fit device memory");
   }
   std::vector<int> device(p.num_ops());
   for (int i = 0; i < p.num_ops(); ++i) device[i] = part[p.group[i]];
