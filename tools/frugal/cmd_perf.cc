@@ -164,24 +164,23 @@ int RunCalibrate(const PerfArgs& a) {
   }
   Result<Calibration> c = FitCalibration(**model, *rows);
   if (!c.ok()) return ReportError(c.status().WithPrefix(a.data));
-  nlohmann::json cj = CalibrationToJson(*c);
   std::unique_ptr<OpTimeModel> calibrated =
       Calibrate(std::move(*model), std::move(*c));
+  const Calibration& fitted = *CalibrationOf(*calibrated);
   if (Status st = SaveOpTimeModel(*calibrated, a.out); !st.ok())
     return ReportError(st);
   if (a.json) {
     PrintJson({{"model", calibrated->name()},
                {"out", a.out},
-               {"calibration", cj}});
+               {"calibration", CalibrationToJson(fitted)}});
     return 0;
   }
   std::vector<std::vector<std::string>> table;
-  for (const auto& [gpu, by_op] : cj.items()) {
-    for (const auto& [op, s] : by_op.items()) {
-      table.push_back({gpu, op, std::to_string(s["rows"].get<int64_t>()),
-                       fmt::format("{:.3f}", s["scale"].get<double>()),
-                       Pct(s["median_ape_before_pct"].get<double>()),
-                       Pct(s["median_ape_after_pct"].get<double>())});
+  for (const auto& [gpu, by_op] : fitted) {
+    for (const auto& [op, s] : by_op) {
+      table.push_back({gpu, PerfOpName(op), std::to_string(s.rows),
+                       fmt::format("{:.3f}", s.scale),
+                       Pct(s.median_ape_before_pct), Pct(s.median_ape_after_pct)});
     }
   }
   PrintTable({"GPU", "OP", "ROWS", "SCALE", "MEDIAN_APE%_BEFORE",

@@ -118,10 +118,5 @@ TEST(Profiler, CudaBackendFailsCleanlyWithoutAGpu) {
       << b.status().ToString();
 }
 
-TEST(Profiler, MedianOfOddAndEvenCounts) {
-  EXPECT_DOUBLE_EQ(Median({3, 1, 2}), 2);
-  EXPECT_DOUBLE_EQ(Median({4, 1, 2, 3}), 2.5);
-}
-
 }  // namespace
 }  // namespace frugal
