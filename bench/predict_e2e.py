@@ -1,53 +1,43 @@
 #!/usr/bin/env python3
 """End-to-end accuracy of `frugal predict` against measured iteration times.
 
-For every label in ../shared/data/perf/e2e-labels/<GPU>/<model>-<train|inf>-<seq>-<batch>.json
-(kernel-fusion variants are skipped: frugal predicts unfused PyTorch), runs
-`frugal predict models/hf/<model>.json --gpu GPU --batch B --seq S --train|--infer --json`
-with each op-time model, and writes bench/results/predict_e2e.json with every
-prediction, its absolute percentage error, and the median per model.
+For every label in ../shared/data/perf/e2e-labels/<GPU>/<model>-<train|inf>-<seq>-<batch>.json,
+runs `frugal predict models/hf/<model>.json --gpu GPU --batch B --seq S ...`
+with each op-time model, priced as the label was measured (bench/e2e_labels.py:
+training without the optimizer step, BERT inference with its classifier
+head), and writes bench/results/predict_e2e.json with every prediction, its
+absolute percentage error, and the median per model.
 
 Usage (from the repository root): bench/predict_e2e.py [BUILD_DIR] [MODELS...]
 """
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 
+import e2e_labels
+
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 models = sys.argv[2:] or ["learned", "roofline", "ceer"]
 frugal = os.path.join(build, "tools", "frugal", "frugal")
-labels_dir = os.path.join("..", "shared", "data", "perf", "e2e-labels")
-name_re = re.compile(r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
 
 rows = []
-for gpu in sorted(os.listdir(labels_dir)):
-    gdir = os.path.join(labels_dir, gpu)
-    if not os.path.isdir(gdir):
-        continue
-    for f in sorted(os.listdir(gdir)):
-        m = name_re.match(f)
-        if not m:
-            continue  # -fusion and parallel variants
-        label = json.load(open(os.path.join(gdir, f)))
-        for perf in models:
-            cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
-                   "--batch", m["batch"], "--seq", m["seq"],
-                   "--train" if m["mode"] == "train" else "--infer",
-                   "--perf-model", perf, "--json"]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            row = {"gpu": gpu, "label": f, "perf_model": perf,
-                   "measured_ms": label["e2e_latency"]}
-            if r.returncode != 0:
-                row["error"] = r.stderr.strip()
-            else:
-                p = json.loads(r.stdout)
-                row["predicted_ms"] = p["iteration_ms"]
-                row["ape"] = abs(p["iteration_ms"] - label["e2e_latency"]) / label["e2e_latency"]
-                row["fallback_ops"] = p["fallback_ops"]
-            rows.append(row)
+for gpu, f, m, path in e2e_labels.labels():
+    label = json.load(open(path))
+    for perf in models:
+        r = subprocess.run(e2e_labels.predict_command(frugal, gpu, m, perf),
+                           capture_output=True, text=True)
+        row = {"gpu": gpu, "label": f, "perf_model": perf,
+               "measured_ms": label["e2e_latency"]}
+        if r.returncode != 0:
+            row["error"] = r.stderr.strip()
+        else:
+            p = json.loads(r.stdout)
+            row["predicted_ms"] = p["iteration_ms"]
+            row["ape"] = abs(p["iteration_ms"] - label["e2e_latency"]) / label["e2e_latency"]
+            row["fallback_ops"] = p["fallback_ops"]
+        rows.append(row)
 
 summary = {}
 for perf in models:

@@ -14,19 +14,18 @@ Usage (from the repository root): bench/predict_e2e_unseen.py [BUILD_DIR]
 """
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 
+import e2e_labels
+
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 frugal = os.path.join(build, "tools", "frugal", "frugal")
 shared = os.path.join("..", "shared", "data", "perf")
 timings = os.path.join(shared, "neusight-op-timings")
-labels_dir = os.path.join(shared, "e2e-labels")
 CAL_ROWS = 30
-name_re = re.compile(r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
 
 
 def same_gpu(csv_name, label_gpu):
@@ -39,10 +38,8 @@ def same_gpu(csv_name, label_gpu):
 
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
-    for gpu in sorted(os.listdir(labels_dir)):
-        gdir = os.path.join(labels_dir, gpu)
-        if not os.path.isdir(gdir):
-            continue
+    gpus = sorted({gpu for gpu, _, _, _ in e2e_labels.labels()})
+    for gpu in gpus:
         data = os.path.join(tmp, gpu, "data")
         cal = os.path.join(tmp, gpu, "cal")
         for op in sorted(os.listdir(timings)):
@@ -71,17 +68,13 @@ with tempfile.TemporaryDirectory() as tmp:
                             "--out", calibrated], capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"calibrating on {gpu} failed: {r.stderr.strip()}")
-        for f in sorted(os.listdir(gdir)):
-            m = name_re.match(f)
-            if not m:
+        for label_gpu, f, m, path in e2e_labels.labels():
+            if label_gpu != gpu:
                 continue
-            label = json.load(open(os.path.join(gdir, f)))
+            label = json.load(open(path))
             row = {"gpu": gpu, "label": f, "measured_ms": label["e2e_latency"]}
-            for prefix, path in (("", model), ("calibrated_", calibrated)):
-                cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
-                       "--batch", m["batch"], "--seq", m["seq"],
-                       "--train" if m["mode"] == "train" else "--infer",
-                       "--perf-model", path, "--json"]
+            for prefix, model_path in (("", model), ("calibrated_", calibrated)):
+                cmd = e2e_labels.predict_command(frugal, gpu, m, model_path)
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 if p.returncode != 0:
                     row[prefix + "error"] = p.stderr.strip()

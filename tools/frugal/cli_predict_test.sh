@@ -26,6 +26,29 @@ assert all(o["time_ms"] >= 0 for o in one["ops"])
 PY
 "$FRUGAL" predict $M --gpu T4 --batch 1 --seq 256 $P | grep -q "iteration" || fail "text output"
 
+# --optimizer none: forward + backward only; --head picks the task head.
+"$FRUGAL" predict $M --gpu V100-PCIE-32GB --batch 1 --seq 256 $P --optimizer none --json \
+  >"$TMP/noopt.json" || fail "predict --optimizer none"
+"$FRUGAL" predict models/hf/bert.json --gpu T4 --batch 2 --seq 128 --infer --head seq-cls $P \
+  --json >"$TMP/cls.json" || fail "predict --head seq-cls"
+"$FRUGAL" predict models/hf/bert.json --gpu T4 --batch 2 --seq 128 --infer $P --json \
+  >"$TMP/lm.json" || fail "predict bert with its LM head"
+python3 - "$TMP" <<'PY' || fail "--optimizer none / --head"
+import json, sys
+d = sys.argv[1]
+one, noopt = (json.load(open(f"{d}/{n}.json")) for n in ("one", "noopt"))
+assert noopt["optimizer_ms"] == 0 and one["optimizer_ms"] > 0
+assert abs(noopt["iteration_ms"] - (one["iteration_ms"] - one["optimizer_ms"])) < 1e-6
+assert noopt["memory_bytes"] < one["memory_bytes"]  # no Adam moments
+cls, lm = (json.load(open(f"{d}/{n}.json")) for n in ("cls", "lm"))
+assert cls["iteration_ms"] < lm["iteration_ms"]
+assert any(o["name"] == "classifier" for o in cls["ops"])
+PY
+expect_error 1 "unknown --head 'mlm'" predict $M --gpu T4 --batch 1 --head mlm $P
+expect_error 1 "no sequence-classification head" predict models/hf/switchxl4.json --gpu T4 \
+  --batch 1 --infer --head seq-cls $P
+expect_error 1 "unknown optimizer" predict $M --gpu T4 --batch 1 --optimizer lion $P
+
 expect_error 1 "" predict $M --gpu NoSuchGPU --batch 1 $P
 expect_error 1 "" predict $M --instance no.such.instance --batch 1 $P
 expect_error 1 "" predict $M --gpu T4 --batch 0 $P

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "model_args.h"
 #include "frugal/graph/graph_json.h"
 #include "frugal/graph/importer.h"
 #include "frugal/graph/summary.h"
@@ -25,6 +26,7 @@ struct GraphArgs {
   int64_t seq = -1;
   bool train = false;
   std::string optimizer = "adam";
+  std::string head = "auto";
   bool json = false;
 };
 
@@ -35,8 +37,9 @@ void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
   cmd->add_option("--seq", a->seq, "Sequence length for HF configs (default: min(max positions, 1024))");
   cmd->add_option("--format", a->format, "Input format: auto or one of `graph formats`");
   cmd->add_flag("--train", a->train, "Derive the training step (backward + optimizer)");
-  cmd->add_option("--optimizer", a->optimizer, "Optimizer for --train: sgd, momentum, adam")
+  cmd->add_option("--optimizer", a->optimizer, "Optimizer for --train: sgd, momentum, adam, none")
       ->capture_default_str();
+  AddHeadOption(cmd, &a->head);
 }
 
 // Imports a.model and, with --train, derives the training graph. `forward`
@@ -51,11 +54,12 @@ Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
   }
   if (!ParseOptimizer(a.optimizer, &topts->optimizer)) {
     return InvalidArgument("unknown optimizer '" + a.optimizer +
-                           "' (expected sgd, momentum, adam)");
+                           "' (expected sgd, momentum, adam, none)");
   }
   ImportOptions opts;
   opts.batch = std::max<int64_t>(a.batch, 0);
   opts.seq_len = std::max<int64_t>(a.seq, 0);
+  FRUGAL_ASSIGN_OR_RETURN(opts.head, ParseHeadOption(a.head));
   FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraph(a.model, opts, a.format));
   if (!a.train || forward->IsTraining()) return *forward;
   Result<OpGraph> t = BuildTrainingGraph(*forward, *topts);

@@ -13,12 +13,28 @@ void AddModelArgs(CLI::App* cmd, ModelArgs* a) {
       cmd->add_flag("--infer", a->infer, "Price inference (forward only) instead of training");
   CLI::Option* train = cmd->add_flag("--train", a->train, "Price a training step (the default)");
   infer->excludes(train);
-  cmd->add_option("--optimizer", a->optimizer, "sgd, momentum or adam")->capture_default_str();
+  cmd->add_option("--optimizer", a->optimizer, "sgd, momentum, adam, or none (forward and backward only)")->capture_default_str();
+  AddHeadOption(cmd, &a->head);
   cmd->add_option("--catalog", a->catalog, "Catalog folder or JSON file (default: bundled)");
   cmd->add_option("--perf-model", a->perf_model,
                   "Op-time model: a file from `perf train`, or roofline / ceer / learned "
                   "(default: the bundled learned model)");
   cmd->add_flag("--json", a->json, "Machine-readable output");
+}
+
+void AddHeadOption(CLI::App* cmd, std::string* head) {
+  cmd->add_option("--head", *head,
+                  "Task head of an HF config: auto (from its architectures class), lm, "
+                  "seq-cls or base")
+      ->capture_default_str();
+}
+
+Result<ModelHead> ParseHeadOption(const std::string& head) {
+  ModelHead h;
+  if (!ParseModelHead(head, &h)) {
+    return InvalidArgument("unknown --head '" + head + "' (expected auto, lm, seq-cls, base)");
+  }
+  return h;
 }
 
 Result<LoadedModel> LoadModel(const ModelArgs& a) {
@@ -28,12 +44,13 @@ Result<LoadedModel> LoadModel(const ModelArgs& a) {
   }
   TrainingOptions topts;
   if (!ParseOptimizer(a.optimizer, &topts.optimizer)) {
-    return InvalidArgument("unknown optimizer '" + a.optimizer + "' (expected sgd, momentum, adam)");
+    return InvalidArgument("unknown optimizer '" + a.optimizer + "' (expected sgd, momentum, adam, none)");
   }
   LoadedModel m;
   ImportOptions io;
   io.batch = a.batch;
   io.seq_len = a.seq > 0 ? a.seq : 0;
+  FRUGAL_ASSIGN_OR_RETURN(io.head, ParseHeadOption(a.head));
   FRUGAL_ASSIGN_OR_RETURN(m.forward, ImportGraph(a.model, io));
   if (m.forward.IsTraining()) {
     m.step = m.forward;

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "frugal/graph/importer.h"
 #include "frugal/graph/op_graph.h"
 #include "frugal/graph/training.h"
 #include "frugal/hw/catalog.h"
@@ -23,14 +24,19 @@ struct ModelArgs {
   bool infer = false;
   bool train = false;  // the default; given for symmetry with --infer
   std::string optimizer = "adam";
+  std::string head = "auto";
   std::string catalog;     // empty: DefaultCatalogPath()
   std::string perf_model;  // empty: the default model
   bool json = false;
 };
 
-// Adds MODEL, --batch, --seq, --train/--infer, --optimizer, --catalog,
-// --perf-model and --json to `cmd`.
+// Adds MODEL, --batch, --seq, --train/--infer, --optimizer, --head,
+// --catalog, --perf-model and --json to `cmd`.
 void AddModelArgs(CLI::App* cmd, ModelArgs* a);
+
+// --head for HF configs (also used by `graph show|convert`), and its check.
+void AddHeadOption(CLI::App* cmd, std::string* head);
+Result<ModelHead> ParseHeadOption(const std::string& head);
 
 // Everything a pricing verb needs, loaded and validated.
 struct LoadedModel {

@@ -1,5 +1,6 @@
 #include "frugal/graph/importer.h"
 
+#include "frugal/base/enum_names.h"
 #include "frugal/base/file_io.h"
 #include "frugal/graph/importers/importers.h"
 
@@ -20,7 +21,15 @@ constexpr RegistryRow<Importer> kImporters[] = {
      {&DetectHfConfig, &ImportHfConfig}},
 };
 
+constexpr const char* kHeadNames[] = {"auto", "lm", "seq-cls", "base"};
+
 }  // namespace
+
+const char* ModelHeadName(ModelHead h) { return EnumName(kHeadNames, h); }
+
+bool ParseModelHead(std::string_view name, ModelHead* out) {
+  return ParseEnumName(name, kHeadNames, out);
+}
 
 std::span<const RegistryRow<Importer>> Importers() { return kImporters; }
 

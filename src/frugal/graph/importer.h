@@ -16,6 +16,21 @@
 
 namespace frugal {
 
+// The task head a Hugging Face config is built with (other formats ignore
+// it: their graphs are complete).
+enum class ModelHead {
+  kAuto,    // from the config's "architectures" class (see ResolveHead in
+            // importers/hf_config.cc); the LM head when the field is absent
+  kLm,      // language-model head: BertLMHeadModel / BertForMaskedLM /
+            // BertForPreTraining (its NSP classifier is left out),
+            // GPT2LMHeadModel, *ForCausalLM, *ForConditionalGeneration
+  kSeqCls,  // *ForSequenceClassification: BERT pooler + classifier, or a
+            // decoder's `score` projection; num_labels from the config
+  kBase,    // the bare *Model (BertModel keeps its pooler)
+};
+const char* ModelHeadName(ModelHead h);                     // auto, lm, seq-cls, base
+bool ParseModelHead(std::string_view name, ModelHead* out);  // the same names
+
 struct ImportOptions {
   // Batch size for models with a dynamic batch dim (ONNX) or none (HF).
   // 0 = the model's own static batch, else 1. REQUIRES: >= 0.
@@ -23,6 +38,7 @@ struct ImportOptions {
   // Sequence length for HF configs. 0 = the config's max positions (capped
   // at 1024 for positions beyond). REQUIRES: >= 0.
   int64_t seq_len = 0;
+  ModelHead head = ModelHead::kAuto;
 };
 
 struct Importer {

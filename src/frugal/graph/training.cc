@@ -9,7 +9,7 @@
 namespace frugal {
 namespace {
 
-constexpr const char* kOptimizerNames[] = {"sgd", "momentum", "adam"};
+constexpr const char* kOptimizerNames[] = {"sgd", "momentum", "adam", "none"};
 
 struct OptimizerCost {
   OpKind kind;
@@ -24,6 +24,7 @@ OptimizerCost CostOf(Optimizer o) {
     case Optimizer::kSgd: return {OpKind::kSgd, 0, 2};
     case Optimizer::kSgdMomentum: return {OpKind::kSgdMomentum, 1, 4};
     case Optimizer::kAdam: return {OpKind::kAdam, 2, 12};
+    case Optimizer::kNone: return {OpKind::kSgd, 0, 0};  // no update ops
   }
   return {OpKind::kAdam, 2, 12};
 }
@@ -153,7 +154,7 @@ Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
   std::map<std::string, int> update_of_param;
   for (int u : order) {
     const Op& op = forward.ops[u];
-    if (op.param_count <= 0) continue;
+    if (op.param_count <= 0 || options.optimizer == Optimizer::kNone) continue;
     const int ui = g.AddOp(MakeOptimizerOp(op, u, options));
     for (const auto& t : op.inputs) {
       if (t.role == TensorRole::kParameter) update_of_param.emplace(t.name, ui);

@@ -25,9 +25,12 @@ enum class Optimizer {
   kSgd,          // p -= lr * g; no state
   kSgdMomentum,  // one momentum buffer per parameter
   kAdam,         // two moments per parameter
+  kNone,         // no update: forward and backward only (what timing
+                 // model(x) plus loss.backward() measures; gradient
+                 // accumulation micro-steps)
 };
 const char* OptimizerName(Optimizer o);
-bool ParseOptimizer(std::string_view name, Optimizer* out);  // sgd, momentum, adam
+bool ParseOptimizer(std::string_view name, Optimizer* out);  // sgd, momentum, adam, none
 
 struct TrainingOptions {
   Optimizer optimizer = Optimizer::kAdam;  // Default: Adam

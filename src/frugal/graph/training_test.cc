@@ -82,6 +82,31 @@ TEST(TrainingGraph, OptimizerStateAndActivationMemory) {
   EXPECT_LT(adam.inference_bytes, adam.training_bytes);
 }
 
+TEST(TrainingGraph, OptimizerNoneHasBackwardButNoUpdates) {
+  OpGraph f = testing::TinyConvNet(2);
+  Optimizer o;
+  ASSERT_TRUE(ParseOptimizer("none", &o));
+  EXPECT_STREQ(OptimizerName(o), "none");
+  Result<OpGraph> none = BuildTrainingGraph(f, {o});
+  Result<OpGraph> sgd = BuildTrainingGraph(f, {Optimizer::kSgd});
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  ASSERT_TRUE(sgd.ok());
+  int updates = 0, backward = 0;
+  for (const Op& op : none->ops) {
+    updates += op.phase == Phase::kOptimizer;
+    backward += op.phase == Phase::kBackward;
+  }
+  EXPECT_EQ(updates, 0);
+  EXPECT_GT(backward, 0);
+  // Same forward and backward ops as with an optimizer, minus the updates
+  // (conv and fc own parameters).
+  EXPECT_EQ(none->ops.size() + 2, sgd->ops.size());
+  EXPECT_TRUE(none->IsTraining());
+  MemoryBreakdown m = EstimateMemory(f, {Optimizer::kNone});
+  EXPECT_EQ(m.optimizer_state_bytes, 0);
+  EXPECT_EQ(m.grad_bytes, m.param_bytes);
+}
+
 TEST(InferenceGraph, DropoutIsTheIdentity) {
   ImportOptions o;
   o.batch = 2;

@@ -2,7 +2,8 @@
 // listed in the table in hf_config.cc: decoders (hf_decoder.cc), BERT
 // (hf_encoder.cc) and Switch Transformers (hf_switch.cc). Each reads its
 // config fields through `c`, then returns the forward graph for the batch and
-// sequence length in `o`, or a one-line error naming the file. Internal to
+// sequence length in `o` with the head `o.head` (already resolved: never
+// kAuto), or a one-line error naming the file. Internal to
 // the importer. Stateless; thread-safe.
 #ifndef FRUGAL_GRAPH_IMPORTERS_HF_ARCHITECTURES_H_
 #define FRUGAL_GRAPH_IMPORTERS_HF_ARCHITECTURES_H_

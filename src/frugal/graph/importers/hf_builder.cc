@@ -274,4 +274,20 @@ Result<OpGraph> GraphBuilder::Finish(const std::string& name) {
   return std::move(graph_);
 }
 
+Status DecoderHead(GraphBuilder& b, const ConfigReader& c, ModelHead head,
+                   const TensorInfo& x, int64_t vocab, const TensorInfo* tied) {
+  switch (head) {
+    case ModelHead::kSeqCls: {
+      FRUGAL_ASSIGN_OR_RETURN(int64_t labels, c.NumLabels());
+      b.Linear("score", x, labels, false);
+      return Status::Ok();
+    }
+    case ModelHead::kBase: return Status::Ok();
+    case ModelHead::kLm:
+    case ModelHead::kAuto: break;
+  }
+  b.Linear("lm_head", x, vocab, false, tied);
+  return Status::Ok();
+}
+
 }  // namespace frugal::importers::hf

@@ -143,6 +143,13 @@ class GraphBuilder {
   Status status_;
 };
 
+// A decoder's head on its final hidden states `x` [B, S, h]: kLm projects to
+// `vocab` (tied to `tied` when given); kSeqCls is the `score` projection to
+// the config's num_labels, without bias, over every position (picking the
+// last token's row is free); kBase adds nothing.
+Status DecoderHead(GraphBuilder& b, const ConfigReader& c, ModelHead head,
+                   const TensorInfo& x, int64_t vocab, const TensorInfo* tied);
+
 }  // namespace frugal::importers::hf
 
 #endif  // FRUGAL_GRAPH_IMPORTERS_HF_BUILDER_H_

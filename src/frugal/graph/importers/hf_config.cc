@@ -1,11 +1,13 @@
 // Hugging Face config.json importer: rebuilds the forward graph that
 // transformers' eager PyTorch code runs for GPT2LMHeadModel, BertLMHeadModel,
 // OPTForCausalLM, LlamaForCausalLM and SwitchTransformersForConditional-
-// Generation, op by op, with exact fp32 shapes for a batch B and sequence
-// length S. No weights are read: parameter tensors carry shapes only. Op and
-// parameter names are the Hugging Face module paths without the wrapper
-// prefix ("transformer.", "bert.", "model.decoder.", "model."), so parameter
-// names match the checkpoint's state dict. Assumptions (dropout kept as ops,
+// Generation (or, with another head, their *Model and
+// *ForSequenceClassification siblings), op by op, with exact fp32 shapes for
+// a batch B and sequence length S. No weights are read: parameter tensors
+// carry shapes only. Op and parameter names are the Hugging Face module
+// paths without the wrapper prefix ("transformer.", "bert.",
+// "model.decoder.", "model."), so parameter names match the checkpoint's
+// state dict. Assumptions (dropout kept as ops,
 // MoE tokens split evenly, tied heads) are listed in docs/hf_models.md.
 //
 // This file holds the entry points and the table of architectures; the
@@ -64,6 +66,32 @@ Result<std::string> ModelType(const ConfigReader& c, const json& doc) {
   return c.Error("missing field 'model_type'");
 }
 
+// The head named by the "architectures" class when `requested` is auto:
+// *ForSequenceClassification builds the classifier, the bare *Model no head,
+// the LM classes (LMHeadModel, ForCausalLM, ForMaskedLM, ForPreTraining,
+// ForConditionalGeneration) and configs without the field the LM head.
+// Other task classes (question answering, token classification) have no
+// rule here: the user picks a head.
+Result<ModelHead> ResolveHead(const ConfigReader& c, const json& doc,
+                              ModelHead requested) {
+  if (requested != ModelHead::kAuto) return requested;
+  if (!c.Has("architectures") || !doc["architectures"].is_array() ||
+      doc["architectures"].empty() || !doc["architectures"][0].is_string()) {
+    return ModelHead::kLm;
+  }
+  const std::string cls = doc["architectures"][0].get<std::string>();
+  if (cls.ends_with("ForSequenceClassification")) return ModelHead::kSeqCls;
+  for (const char* lm : {"LMHeadModel", "ForCausalLM", "ForMaskedLM",
+                         "ForPreTraining", "ForConditionalGeneration"}) {
+    if (cls.ends_with(lm)) return ModelHead::kLm;
+  }
+  if (cls.ends_with("Model") && cls.find("For") == std::string::npos) {
+    return ModelHead::kBase;
+  }
+  return Unimplemented(c.path() + ": no head rule for architecture '" + cls +
+                       "'; choose one with --head lm, seq-cls or base");
+}
+
 }  // namespace
 
 bool DetectHfConfig(const std::string& path, std::string_view contents) {
@@ -86,8 +114,10 @@ Result<OpGraph> ImportHfConfig(const std::string& path,
     return InvalidArgument(path + ": top level is not a JSON object");
   ConfigReader c(doc, path);
   FRUGAL_ASSIGN_OR_RETURN(std::string type, ModelType(c, doc));
+  ImportOptions o = options;
+  FRUGAL_ASSIGN_OR_RETURN(o.head, ResolveHead(c, doc, options.head));
   for (const auto& a : kArchitectures) {
-    if (type == a.model_type) return a.build(c, options);
+    if (type == a.model_type) return a.build(c, o);
   }
   return Unimplemented(path + ": model_type '" + type +
                        "' not supported (supported: " + SupportedTypes() + ")");

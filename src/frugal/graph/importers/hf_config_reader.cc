@@ -79,6 +79,17 @@ Result<int64_t> ConfigReader::OptionalDim(const char* key, int64_t def,
   return Has(key) ? Integer(key, 1, max) : Result<int64_t>(def);
 }
 
+Result<int64_t> ConfigReader::NumLabels() const {
+  if (Has("num_labels")) return Dim("num_labels");
+  if (Has("id2label")) {
+    const json& m = doc_.at("id2label");
+    if (!m.is_object() || m.empty())
+      return Error("field 'id2label' is not a non-empty object");
+    return static_cast<int64_t>(m.size());
+  }
+  return int64_t{2};
+}
+
 Result<int64_t> ConfigReader::Count(const char* key, int64_t def) const {
   return Has(key) ? Integer(key, 0, kMaxDim) : Result<int64_t>(def);
 }

@@ -52,6 +52,10 @@ class ConfigReader {
   // names transformers has but this importer does not know.
   Result<Activation> Act(const char* key, const std::string& def) const;
 
+  // Classes of a sequence-classification head: `num_labels`, else the size
+  // of the `id2label` map, else 2 (transformers' default).
+  Result<int64_t> NumLabels() const;
+
   // InvalidArgument unless `value` (field `key`) is a multiple of `by`
   // (field `by_key`).
   Status Divisible(const char* key, int64_t value, const char* by_key,

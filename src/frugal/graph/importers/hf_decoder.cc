@@ -85,7 +85,8 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
     x = b.Binary(p + "mlp_residual", OpKind::kAdd, "add", x, f);
   }
   x = b.LayerNorm("ln_f", x);
-  b.Linear("lm_head", x, vocab, false, tied ? &wte : nullptr);
+  FRUGAL_RETURN_IF_ERROR(
+      DecoderHead(b, c, o.head, x, vocab, tied ? &wte : nullptr));
   return b.Finish(c.stem());
 }
 
@@ -158,7 +159,8 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
   }
   if (pre_ln && !no_final_ln) x = b.LayerNorm("final_layer_norm", x, affine);
   if (proj != h) x = b.Linear("project_out", x, proj, false);
-  b.Linear("lm_head", x, vocab, false, tied ? &embed : nullptr);
+  FRUGAL_RETURN_IF_ERROR(
+      DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
   return b.Finish(c.stem());
 }
 
@@ -260,7 +262,8 @@ Result<OpGraph> BuildLlama(const ConfigReader& c, const ImportOptions& o) {
     x = b.Binary(p + "mlp_residual", OpKind::kAdd, "add", x, f);
   }
   x = b.RmsNorm("norm", x, "LlamaRMSNorm");
-  b.Linear("lm_head", x, vocab, false, tied ? &embed : nullptr);
+  FRUGAL_RETURN_IF_ERROR(
+      DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
   return b.Finish(c.stem());
 }
 

@@ -6,7 +6,9 @@
 
 namespace frugal::importers::hf {
 
-// BERT (BertLMHeadModel: BertModel without pooler + BertOnlyMLMHead).
+// BERT. LM head: BertLMHeadModel (BertModel without pooler +
+// BertOnlyMLMHead). Sequence classification: BertModel with its pooler,
+// dropout and the classifier. Base: BertModel with its pooler.
 
 Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
   FRUGAL_ASSIGN_OR_RETURN(const CoreDims core,
@@ -77,6 +79,21 @@ Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
     f = b.Dropout(p + "output.dropout", f, hidden_p);
     f = b.Binary(p + "output.residual", OpKind::kAdd, "add", f, x);
     x = b.LayerNorm(p + "output.LayerNorm", f);
+  }
+  if (o.head == ModelHead::kSeqCls || o.head == ModelHead::kBase) {
+    // BertPooler: the first token's hidden state, dense, tanh.
+    TensorInfo first = b.Move("pooler.first_token", OpKind::kSlice, "select",
+                              x, {batch, h}, true);
+    TensorInfo pooled = b.Linear("pooler.dense", first, h, true);
+    pooled = b.Unary("pooler.activation", OpKind::kTanh, "tanh", pooled);
+    if (o.head == ModelHead::kSeqCls) {
+      FRUGAL_ASSIGN_OR_RETURN(int64_t labels, c.NumLabels());
+      FRUGAL_ASSIGN_OR_RETURN(double cls_p,
+                              c.Probability("classifier_dropout", hidden_p));
+      pooled = b.Dropout("dropout", pooled, cls_p);
+      b.Linear("classifier", pooled, labels, true);
+    }
+    return b.Finish(c.stem());
   }
   TensorInfo t = b.Linear("cls.predictions.transform.dense", x, h, true);
   t = b.Unary("cls.predictions.transform.transform_act_fn", act.kind, act.type,

@@ -210,6 +210,12 @@ Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
       sb.Stack("encoder", b.TokenIds("input_ids"), shared, nullptr);
   TensorInfo x =
       sb.Stack("decoder", b.TokenIds("decoder_input_ids"), shared, &enc);
+  if (o.head == ModelHead::kSeqCls) {
+    return Unimplemented(c.path() +
+                         ": switch_transformers has no sequence-classification "
+                         "head (use --head lm or base)");
+  }
+  if (o.head == ModelHead::kBase) return b.Finish(c.stem());
   // With tied embeddings the decoder output is rescaled by d_model^-0.5
   // before the projection (Mesh TensorFlow convention).
   if (tied)

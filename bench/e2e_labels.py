@@ -1,0 +1,47 @@
+"""The end-to-end labels in ../shared/data/perf/e2e-labels and the
+`frugal predict` command that prices what each one measured.
+
+A label <model>-<train|inf>-<seq>-<batch>.json holds the mean of the 5
+fastest of 25 timed iterations of a Hugging Face model in eager PyTorch,
+fp32, with all-ones token ids:
+- inference: the forward pass under no_grad. BERT is built as
+  AutoModelForSequenceClassification (pooler + 2-class classifier, no MLM
+  head); decoders and Switch as their LM classes (the config's own).
+- training: forward, then loss.backward(), timed apart and summed. The loss
+  itself and the optimizer step are not timed. BERT is built as
+  AutoModelForPreTraining (the MLM head).
+So training labels are priced with `--optimizer none` and BERT inference with
+`--head seq-cls`. Kernel-fusion (-fusion, torch.compile) and multi-GPU
+(-dpN/-tpN/-ppN) variants are skipped: frugal predicts unfused, single-GPU
+or data-parallel eager PyTorch.
+"""
+import os
+import re
+
+LABELS_DIR = os.path.join("..", "shared", "data", "perf", "e2e-labels")
+NAME_RE = re.compile(r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
+
+
+def labels(labels_dir=LABELS_DIR):
+    """Yields (gpu, file name, match, path) for every plain label, sorted."""
+    for gpu in sorted(os.listdir(labels_dir)):
+        gdir = os.path.join(labels_dir, gpu)
+        if not os.path.isdir(gdir):
+            continue
+        for f in sorted(os.listdir(gdir)):
+            m = NAME_RE.match(f)
+            if m:
+                yield gpu, f, m, os.path.join(gdir, f)
+
+
+def predict_command(frugal, gpu, m, perf_model):
+    """The `frugal predict` command line for label match `m` on `gpu`."""
+    train = m["mode"] == "train"
+    cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
+           "--batch", m["batch"], "--seq", m["seq"],
+           "--train" if train else "--infer", "--perf-model", perf_model, "--json"]
+    if train:
+        cmd += ["--optimizer", "none"]
+    elif m["model"].startswith("bert"):
+        cmd += ["--head", "seq-cls"]
+    return cmd
