@@ -11,19 +11,20 @@ fp32, with all-ones token ids:
   itself and the optimizer step are not timed. BERT is built as
   AutoModelForPreTraining (the MLM head).
 So training labels are priced with `--optimizer none` and BERT inference with
-`--head seq-cls`. Kernel-fusion (-fusion, torch.compile) and multi-GPU
-(-dpN/-tpN/-ppN) variants are skipped: frugal predicts unfused, single-GPU
-or data-parallel eager PyTorch.
+`--head seq-cls`. A `-fusion` label ran the same model under torch.compile:
+it is priced with `--fused`. Multi-GPU variants (-dpN/-tpN/-ppN, Megatron
+through accelerate) are skipped.
 """
 import os
 import re
 
 LABELS_DIR = os.path.join("..", "shared", "data", "perf", "e2e-labels")
-NAME_RE = re.compile(r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
+NAME_RE = re.compile(
+    r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)(?P<fusion>-fusion)?\.json$")
 
 
 def labels(labels_dir=LABELS_DIR):
-    """Yields (gpu, file name, match, path) for every plain label, sorted."""
+    """Yields (gpu, file name, match, path) for every single-GPU label, sorted."""
     for gpu in sorted(os.listdir(labels_dir)):
         gdir = os.path.join(labels_dir, gpu)
         if not os.path.isdir(gdir):
@@ -40,6 +41,8 @@ def predict_command(frugal, gpu, m, perf_model):
     cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
            "--batch", m["batch"], "--seq", m["seq"],
            "--train" if train else "--infer", "--perf-model", perf_model, "--json"]
+    if m["fusion"]:
+        cmd += ["--fused"]
     if train:
         cmd += ["--optimizer", "none"]
     elif m["model"].startswith("bert"):

@@ -5,7 +5,7 @@ For every label in ../shared/data/perf/e2e-labels/<GPU>/<model>-<train|inf>-<seq
 runs `frugal predict models/hf/<model>.json --gpu GPU --batch B --seq S ...`
 with each op-time model, priced as the label was measured (bench/e2e_labels.py:
 training without the optimizer step, BERT inference with its classifier
-head), and writes bench/results/predict_e2e.json with every prediction, its
+head, torch.compile variants with --fused), and writes bench/results/predict_e2e.json with every prediction, its
 absolute percentage error, and the median per model.
 
 Usage (from the repository root): bench/predict_e2e.py [BUILD_DIR] [MODELS...]
@@ -42,11 +42,15 @@ for gpu, f, m, path in e2e_labels.labels():
 summary = {}
 for perf in models:
     apes = [r["ape"] for r in rows if r["perf_model"] == perf and "ape" in r]
+    fused = [r["ape"] for r in rows
+             if r["perf_model"] == perf and "ape" in r and r["label"].endswith("-fusion.json")]
     summary[perf] = {
         "labels": len(apes),
         "errors": sum(1 for r in rows if r["perf_model"] == perf and "error" in r),
         "median_ape": statistics.median(apes) if apes else None,
         "mean_ape": statistics.mean(apes) if apes else None,
+        "fusion_labels": len(fused),
+        "fusion_median_ape": statistics.median(fused) if fused else None,
     }
 os.makedirs("bench/results", exist_ok=True)
 with open("bench/results/predict_e2e.json", "w") as out:

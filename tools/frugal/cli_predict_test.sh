@@ -44,6 +44,16 @@ cls, lm = (json.load(open(f"{d}/{n}.json")) for n in ("cls", "lm"))
 assert cls["iteration_ms"] < lm["iteration_ms"]
 assert any(o["name"] == "classifier" for o in cls["ops"])
 PY
+"$FRUGAL" predict $M --gpu V100-PCIE-32GB --batch 1 --seq 256 --infer --fused $P --json >"$TMP/fused.json" ||
+  fail "predict --fused"
+python3 - "$TMP" <<'PY' || fail "--fused"
+import json, sys
+d = sys.argv[1]
+inf, fused = (json.load(open(f"{d}/{n}.json")) for n in ("inf", "fused"))
+assert fused["iteration_ms"] < inf["iteration_ms"]
+assert any(o["basis"].startswith("fused kernel of") for o in fused["ops"])
+assert any(o["basis"].startswith("fused into") and o["time_ms"] == 0 for o in fused["ops"])
+PY
 expect_error 1 "unknown --head 'mlm'" predict $M --gpu T4 --batch 1 --head mlm $P
 expect_error 1 "no sequence-classification head" predict models/hf/switchxl4.json --gpu T4 \
   --batch 1 --infer --head seq-cls $P

@@ -90,6 +90,7 @@ void PrintText(const AdviseArgs& a, const Advice& adv) {
 
 int RunAdvise(const AdviseArgs& a) {
   AdviseOptions opts;
+  opts.fused = a.model.fused;
   std::stringstream ss(a.providers);
   std::string p;
   while (std::getline(ss, p, ',')) {

@@ -126,6 +126,7 @@ int RunPredict(const PredictArgs& a) {
   }
   IterationOptions io;
   io.gpus = gpus;
+  io.fused = a.model.fused;
   io.links = LinksFor(gpu, inst, a.instances);
   Result<IterationPrediction> p =
       PredictIteration(*m->perf, m->step, m->step_memory_bytes, gpu, io);

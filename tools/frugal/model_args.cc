@@ -15,6 +15,9 @@ void AddModelArgs(CLI::App* cmd, ModelArgs* a) {
   infer->excludes(train);
   cmd->add_option("--optimizer", a->optimizer, "sgd, momentum, adam, or none (forward and backward only)")->capture_default_str();
   AddHeadOption(cmd, &a->head);
+  cmd->add_flag("--fused", a->fused,
+                "Price a compiled model (torch.compile): chains of elementwise, "
+                "normalisation and copy ops between GEMMs run as one kernel each");
   cmd->add_option("--catalog", a->catalog, "Catalog folder or JSON file (default: bundled)");
   cmd->add_option("--perf-model", a->perf_model,
                   "Op-time model: a file from `perf train`, or roofline / ceer / learned "

@@ -25,13 +25,14 @@ struct ModelArgs {
   bool train = false;  // the default; given for symmetry with --infer
   std::string optimizer = "adam";
   std::string head = "auto";
+  bool fused = false;      // price torch.compile-style kernel fusion
   std::string catalog;     // empty: DefaultCatalogPath()
   std::string perf_model;  // empty: the default model
   bool json = false;
 };
 
 // Adds MODEL, --batch, --seq, --train/--infer, --optimizer, --head,
-// --catalog, --perf-model and --json to `cmd`.
+// --fused, --catalog, --perf-model and --json to `cmd`.
 void AddModelArgs(CLI::App* cmd, ModelArgs* a);
 
 // --head for HF configs (also used by `graph show|convert`), and its check.

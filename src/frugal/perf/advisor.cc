@@ -130,7 +130,7 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
     if (gpu == nullptr || unpriceable.count(gpu->name)) continue;
     auto it = op_times.find(gpu->name);
     if (it == op_times.end()) {
-      Result<std::vector<OpTimePrediction>> t = PredictOps(model, step, *gpu);
+      Result<std::vector<OpTimePrediction>> t = PredictOps(model, step, *gpu, options.fused);
       if (!t.ok()) {
         unpriceable[gpu->name] = t.status().message();
         continue;

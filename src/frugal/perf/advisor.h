@@ -30,6 +30,7 @@ struct AdviseOptions {
   int max_instances = 4;            // instances of one type, 1..max
   std::optional<double> deadline_hours;
   std::optional<double> budget_usd;
+  bool fused = false;  // price torch.compile-style kernel fusion (fusion.h)
 };
 
 struct ConfigResult {

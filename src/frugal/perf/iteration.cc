@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "frugal/perf/fusion.h"
+
 namespace frugal {
 namespace {
 
@@ -38,7 +40,7 @@ bool CostsNothing(const Op& op) {
 
 Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
                                                  const OpGraph& graph,
-                                                 const GpuSpec& gpu) {
+                                                 const GpuSpec& gpu, bool fused) {
   std::vector<OpTimePrediction> out(graph.ops.size());
   // Transformer layers repeat: each distinct shape is predicted once.
   std::vector<OpShape> shapes;
@@ -77,6 +79,7 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
       out[op].time_ms = t[shape] * static_cast<double>(repeat);
     }
   }
+  if (fused) FRUGAL_RETURN_IF_ERROR(ApplyFusion(model, graph, gpu, &out));
   return out;
 }
 
@@ -121,7 +124,8 @@ Result<IterationPrediction> PredictIteration(const OpTimeModel& model,
                                              int64_t memory_bytes,
                                              const GpuSpec& gpu,
                                              const IterationOptions& options) {
-  FRUGAL_ASSIGN_OR_RETURN(std::vector<OpTimePrediction> ops, PredictOps(model, graph, gpu));
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<OpTimePrediction> ops,
+                          PredictOps(model, graph, gpu, options.fused));
   return IterationFromOpTimes(graph, std::move(ops), memory_bytes, gpu, options);
 }
 

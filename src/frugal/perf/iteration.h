@@ -27,10 +27,12 @@ namespace frugal {
 // Per-op times of every op of `graph` on `gpu`, batched per call to the
 // model. Ops with measured times (profiled graphs) keep them; shape / view
 // ops (attrs "view" = 1, kind shape / constant) cost nothing; ops no measured
-// op type covers fall back to the roofline of their FLOPs and bytes.
+// op type covers fall back to the roofline of their FLOPs and bytes. With
+// `fused`, chains of elementwise / normalisation / copy ops between GEMMs
+// are priced as the kernels torch.compile generates (fusion.h).
 Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
                                                  const OpGraph& graph,
-                                                 const GpuSpec& gpu);
+                                                 const GpuSpec& gpu, bool fused = false);
 
 // Links used by the gradient all-reduce.
 struct CommLinks {
@@ -48,6 +50,7 @@ CommLinks LinksFor(const GpuSpec& gpu, const InstanceSpec* instance, int instanc
 
 struct IterationOptions {
   int gpus = 1;           // data-parallel GPUs in all. REQUIRES: >= 1
+  bool fused = false;     // price torch.compile-style kernel fusion
   CommLinks links;        // used when gpus > 1
   int64_t bucket_bytes = 25 * 1024 * 1024;  // DDP's default bucket cap
   // Memory the framework and CUDA context keep on each GPU, bytes.

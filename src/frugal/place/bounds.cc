@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "frugal/place/chain_bound.h"
 #include "frugal/place/comm_bound.h"
 #include "frugal/place/path_bound.h"
 
 namespace frugal::place {
 
 double LowerBounds::best_ms() const {
-  return std::max({critical_path_ms, work_per_device_ms, comm_ms, memory_path_ms, mip_ms});
+  return std::max({critical_path_ms, work_per_device_ms, comm_ms, memory_path_ms, chain_ms, mip_ms});
 }
 
 double CriticalPathMs(const PlacementProblem& p) {
@@ -30,6 +31,7 @@ LowerBounds ComputeLowerBounds(const PlacementProblem& p) {
   CommBound cb = ComputeCommBound(p);
   b.comm_ms = cb.bound_ms;
   b.memory_path_ms = MemoryPathBoundMs(p, cb.head_ms, cb.tail_ms);
+  b.chain_ms = ChainBoundMs(p, cb.head_ms, cb.tail_ms);
   return b;
 }
 

@@ -1,0 +1,156 @@
+#include "frugal/perf/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+
+namespace frugal {
+namespace {
+
+int Find(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+bool IsMeta(const Op& op) {
+  return CategoryOf(op.kind) == OpCategory::kMeta || op.attrs.GetInt("view", 0) == 1;
+}
+
+// External traffic of the ops in `members` (sorted).
+FusedKernel Traffic(const OpGraph& g, std::vector<int> members,
+                    const std::vector<std::vector<int>>& out_edges) {
+  FusedKernel k;
+  k.ops = std::move(members);
+  auto inside = [&](int op) { return std::binary_search(k.ops.begin(), k.ops.end(), op); };
+  std::set<std::string> produced;
+  for (int u : k.ops) {
+    for (const auto& t : g.ops[u].outputs) produced.insert(t.name);
+  }
+  std::set<std::string> read;
+  int64_t biggest = -1;
+  auto note = [&](const TensorInfo& t) {
+    if (t.NumElements() > biggest) {
+      biggest = t.NumElements();
+      k.cols = t.shape.empty() ? 1 : std::max<int64_t>(1, t.shape.back());
+    }
+  };
+  for (int u : k.ops) {
+    const Op& op = g.ops[u];
+    for (const auto& t : op.inputs) {
+      note(t);
+      if (produced.count(t.name) || !read.insert(t.name).second) continue;
+      // A lookup reads the rows it gathers, not its whole table.
+      const bool table = CategoryOf(op.kind) == OpCategory::kLookup &&
+                         t.role == TensorRole::kParameter && !op.outputs.empty();
+      k.bytes += table ? op.outputs[0].Bytes() : t.Bytes();
+    }
+    // An output is written when someone outside reads it, or nobody does.
+    std::set<std::string> leaving;
+    bool consumed = false;
+    for (int e : out_edges[u]) {
+      consumed = true;
+      if (!inside(g.edges[e].dst)) leaving.insert(g.edges[e].tensor);
+    }
+    for (const auto& t : op.outputs) {
+      note(t);
+      if (!consumed || leaving.count(t.name) || leaving.count("")) {
+        k.bytes += t.Bytes();
+      }
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+bool IsFusable(const Op& op) {
+  if (op.measured_time_ms >= 0) return false;
+  switch (CategoryOf(op.kind)) {
+    case OpCategory::kElementwise:
+    case OpCategory::kNormalization:
+    case OpCategory::kReduction:
+    case OpCategory::kLookup:
+    case OpCategory::kDataMovement:
+    case OpCategory::kRegularization:
+    case OpCategory::kMeta:
+    case OpCategory::kLoss:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<FusedKernel> FusedKernels(const OpGraph& graph) {
+  const int n = static_cast<int>(graph.ops.size());
+  Result<std::vector<int>> order = graph.TopologicalOrder();
+  if (!order.ok()) return {};
+  const auto in_edges = graph.InEdges();
+  const auto out_edges = graph.OutEdges();
+  std::vector<int> level(n, 0);
+  std::vector<bool> fusable(n);
+  for (int i = 0; i < n; ++i) fusable[i] = IsFusable(graph.ops[i]);
+  for (int v : *order) {
+    for (int e : in_edges[v]) {
+      const int u = graph.edges[e].src;
+      level[v] = std::max(level[v], level[u] + (fusable[u] ? 0 : 1));
+    }
+  }
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (const Edge& e : graph.edges) {
+    if (fusable[e.src] && fusable[e.dst] && level[e.src] == level[e.dst]) {
+      parent[Find(parent, e.src)] = Find(parent, e.dst);
+    }
+  }
+  std::map<int, std::vector<int>> groups;  // root -> members, ascending
+  for (int i = 0; i < n; ++i) {
+    if (fusable[i]) groups[Find(parent, i)].push_back(i);
+  }
+  std::vector<FusedKernel> kernels;
+  for (auto& [root, members] : groups) {
+    // Views alone launch nothing; a single real op keeps its own price.
+    const auto real = std::count_if(members.begin(), members.end(),
+                                    [&](int i) { return !IsMeta(graph.ops[i]); });
+    if (real < 2) continue;
+    kernels.push_back(Traffic(graph, std::move(members), out_edges));
+  }
+  std::sort(kernels.begin(), kernels.end(),
+            [](const FusedKernel& a, const FusedKernel& b) { return a.ops[0] < b.ops[0]; });
+  return kernels;
+}
+
+Status ApplyFusion(const OpTimeModel& model, const OpGraph& graph, const GpuSpec& gpu,
+                   std::vector<OpTimePrediction>* ops) {
+  if (ops->size() != graph.ops.size()) return Internal("op times do not match the graph");
+  std::vector<FusedKernel> kernels = FusedKernels(graph);
+  if (kernels.empty()) return Status::Ok();
+  // An add reads two elements and writes one: 12 bytes per output element.
+  std::vector<OpShape> shapes;
+  for (const FusedKernel& k : kernels) {
+    OpShape s;
+    s.op = PerfOp::kAdd;
+    s.h = k.cols;
+    s.b = std::max<int64_t>(1, k.bytes / (12 * k.cols));
+    shapes.push_back(s);
+  }
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const FusedKernel& k = kernels[i];
+    const std::string& head = graph.ops[k.ops[0]].name;
+    for (int op : k.ops) {
+      OpTimePrediction& p = (*ops)[op];
+      p.fallback = false;
+      p.time_ms = 0;
+      p.basis = "fused into " + head;
+    }
+    OpTimePrediction& first = (*ops)[k.ops[0]];
+    first.time_ms = t[i];
+    first.basis = "fused kernel of " + std::to_string(k.ops.size()) + " ops as " +
+                  shapes[i].ToString() + " (" + std::to_string(k.bytes) + " bytes)";
+  }
+  return Status::Ok();
+}
+
+}  // namespace frugal
