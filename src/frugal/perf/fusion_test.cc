@@ -10,22 +10,14 @@
 #include "frugal/graph/op_cost.h"
 #include "frugal/graph/test_graphs.h"
 #include "frugal/perf/iteration.h"
+#include "frugal/perf/test_catalog.h"
 
 namespace frugal {
 namespace {
 
 using testing::Act;
 using testing::Param;
-
-GpuSpec TestGpu() {
-  GpuSpec g;
-  g.name = "TestGPU";
-  g.architecture = "volta";
-  g.mem_gib = 16;
-  g.mem_bw_gbps = 900;
-  g.fp32_tflops = 15;
-  return g;
-}
+using testing::TestGpu;
 
 Op Unary(const std::string& name, OpKind kind, const std::string& in,
          const std::string& out) {
@@ -37,24 +29,23 @@ Op Unary(const std::string& name, OpKind kind, const std::string& in,
   return op;
 }
 
+Op MatMul(const std::string& name, const std::string& in, const std::string& w,
+          const std::string& out) {
+  Op op = Unary(name, OpKind::kMatMul, in, out);
+  op.inputs.push_back(Param(w, {256, 256}));
+  return op;
+}
+
 // x -> mm1 -> a (add bias b) -> r (relu) -> mm2 -> s (add: mm2 + a) -> out.
 // The skip edge a -> s spans mm2.
 OpGraph SkipGraph() {
   OpGraph g;
   g.name = "skip";
-  Op mm1;
-  mm1.name = "mm1";
-  mm1.kind = OpKind::kMatMul;
-  mm1.inputs = {Act("x", {64, 256}), Param("w1", {256, 256})};
-  mm1.outputs = {Act("h", {64, 256})};
+  Op mm1 = MatMul("mm1", "x", "w1", "h");
   Op add = Unary("a", OpKind::kAdd, "h", "a_out");
   add.inputs.push_back(Param("bias", {256}));
   Op relu = Unary("r", OpKind::kRelu, "a_out", "r_out");
-  Op mm2;
-  mm2.name = "mm2";
-  mm2.kind = OpKind::kMatMul;
-  mm2.inputs = {Act("r_out", {64, 256}), Param("w2", {256, 256})};
-  mm2.outputs = {Act("m", {64, 256})};
+  Op mm2 = MatMul("mm2", "r_out", "w2", "m");
   Op sum = Unary("s", OpKind::kAdd, "m", "s_out");
   sum.inputs.push_back(Act("a_out", {64, 256}));
   Op out = Unary("t", OpKind::kTanh, "s_out", "y");

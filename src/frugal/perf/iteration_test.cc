@@ -3,22 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "frugal/graph/test_graphs.h"
+#include "frugal/perf/test_catalog.h"
 #include "frugal/graph/training.h"
 
 namespace frugal {
 namespace {
 
-GpuSpec TestGpu() {
-  GpuSpec g;
-  g.name = "TestGPU";
-  g.architecture = "volta";
-  g.mem_gib = 16;
-  g.mem_bw_gbps = 900;
-  g.fp32_tflops = 15;
-  g.nvlink_gbps = 300;
-  g.pcie_gen = 3;
-  return g;
-}
+using testing::TestGpu;
 
 OpGraph TrainingGraph(int64_t batch) {
   return *BuildTrainingGraph(testing::TinyConvNet(batch));

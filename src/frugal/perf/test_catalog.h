@@ -1,4 +1,5 @@
-// The bundled catalog, loaded once, for the perf module's tests.
+// The bundled catalog, loaded once, and a made-up GPU, for the perf
+// module's tests.
 #ifndef FRUGAL_PERF_TEST_CATALOG_H_
 #define FRUGAL_PERF_TEST_CATALOG_H_
 
@@ -17,6 +18,19 @@ inline const Catalog& TheCatalog() {
     return new Catalog(r.ok() ? *r : Catalog());
   }();
   return *c;
+}
+
+// A V100-like GPU that is not in any catalog.
+inline GpuSpec TestGpu() {
+  GpuSpec g;
+  g.name = "TestGPU";
+  g.architecture = "volta";
+  g.mem_gib = 16;
+  g.mem_bw_gbps = 900;
+  g.fp32_tflops = 15;
+  g.nvlink_gbps = 300;
+  g.pcie_gen = 3;
+  return g;
 }
 
 }  // namespace frugal::testing
