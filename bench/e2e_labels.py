@@ -12,19 +12,22 @@ fp32, with all-ones token ids:
   AutoModelForPreTraining (the MLM head).
 So training labels are priced with `--optimizer none` and BERT inference with
 `--head seq-cls`. A `-fusion` label ran the same model under torch.compile:
-it is priced with `--fused`. Multi-GPU variants (-dpN/-tpN/-ppN, Megatron
-through accelerate) are skipped.
+it is priced with `--fused`. A `-dpN` label is a data-parallel training step
+on N GPUs of one machine whose batch in the name is the global batch: it is
+priced with `--gpus N` and batch / N per GPU. Tensor- and pipeline-parallel
+variants (-tpN, -ppN_M) are skipped: frugal prices data parallelism only.
 """
 import os
 import re
 
 LABELS_DIR = os.path.join("..", "shared", "data", "perf", "e2e-labels")
 NAME_RE = re.compile(
-    r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)(?P<fusion>-fusion)?\.json$")
+    r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)"
+    r"(?:(?P<fusion>-fusion)|-dp(?P<dp>\d+))?\.json$")
 
 
 def labels(labels_dir=LABELS_DIR):
-    """Yields (gpu, file name, match, path) for every single-GPU label, sorted."""
+    """Yields (gpu, file name, match, path) for every label frugal prices, sorted."""
     for gpu in sorted(os.listdir(labels_dir)):
         gdir = os.path.join(labels_dir, gpu)
         if not os.path.isdir(gdir):
@@ -38,8 +41,10 @@ def labels(labels_dir=LABELS_DIR):
 def predict_command(frugal, gpu, m, perf_model):
     """The `frugal predict` command line for label match `m` on `gpu`."""
     train = m["mode"] == "train"
+    gpus = int(m["dp"] or 1)
+    batch = max(1, int(m["batch"]) // gpus)
     cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
-           "--batch", m["batch"], "--seq", m["seq"],
+           "--gpus", str(gpus), "--batch", str(batch), "--seq", m["seq"],
            "--train" if train else "--infer", "--perf-model", perf_model, "--json"]
     if m["fusion"]:
         cmd += ["--fused"]
