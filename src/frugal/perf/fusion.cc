@@ -100,7 +100,9 @@ std::vector<FusedKernel> FusedKernels(const OpGraph& graph) {
   std::vector<int> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
   for (const Edge& e : graph.edges) {
-    if (fusable[e.src] && fusable[e.dst] && level[e.src] == level[e.dst]) {
+    // Forward and backward are compiled as separate programs.
+    if (fusable[e.src] && fusable[e.dst] && level[e.src] == level[e.dst] &&
+        graph.ops[e.src].phase == graph.ops[e.dst].phase) {
       parent[Find(parent, e.src)] = Find(parent, e.dst);
     }
   }

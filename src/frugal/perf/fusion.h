@@ -6,8 +6,9 @@
 //
 // Grouping rule. An op's level is the largest number of non-fusable ops
 // (GEMMs, convolutions, optimizer updates, unknown ops) on any path from a
-// graph input to it. Two fusable ops joined by an edge and at the same level
-// share a kernel (transitively). Ops of one level have no path between them
+// graph input to it. Two fusable ops of the same phase joined by an edge
+// and at the same level share a kernel (transitively); forward and backward
+// are compiled apart, as AOTAutograd does. Ops of one level have no path between them
 // through a non-fusable op, so a kernel never waits on a GEMM that needs its
 // own output: the fused graph stays acyclic. A residual skip connection
 // spans a GEMM, so its two ends land in different kernels and the tensor

@@ -136,6 +136,14 @@ TEST(Fusion, TransformerKernelsKeepTheGraphAcyclic) {
   }
 }
 
+TEST(Fusion, ForwardAndBackwardStayApart) {
+  OpGraph g = SkipGraph();
+  g.ops[5].phase = Phase::kBackward;  // tanh: now s alone is left in kernel 2
+  std::vector<FusedKernel> k = FusedKernels(g);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0].ops, (std::vector<int>{1, 2}));
+}
+
 TEST(Fusion, MeasuredAndComputeOpsNeverFuse) {
   Op mm;
   mm.kind = OpKind::kMatMul;
