@@ -184,7 +184,8 @@ int RunPlace(const PlaceArgs& a) {
     j["lower_bounds"] = {{"critical_path_ms", lb.critical_path_ms},
                          {"work_per_gpu_ms", lb.work_per_device_ms},
                          {"comm_ms", lb.comm_ms},
-                         {"memory_path_ms", lb.memory_path_ms}};
+                         {"memory_path_ms", lb.memory_path_ms},
+                         {"chain_ms", lb.chain_ms}};
     if (lb.mip_ms >= 0) j["lower_bounds"]["mip_ms"] = lb.mip_ms;
     nlohmann::json methods = nlohmann::json::array();
     for (const MethodRun& r : runs) {
@@ -213,9 +214,9 @@ int RunPlace(const PlaceArgs& a) {
   std::fputs(fmt::format("{}: {} ops on {} GPUs, {} topology, {} per GPU\n", p.name,
                          p.num_ops(), p.num_devices, p.topology.name, mem).c_str(), stdout);
   std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}, "
-                         "comm {:.3f}, memory path {:.3f}{})\n\n",
+                         "comm {:.3f}, memory path {:.3f}, chain {:.3f}{})\n\n",
                          lower, lb.critical_path_ms, lb.work_per_device_ms, lb.comm_ms,
-                         lb.memory_path_ms,
+                         lb.memory_path_ms, lb.chain_ms,
                          lb.mip_ms >= 0 ? fmt::format(", MIP {:.3f}", lb.mip_ms) : "")
                  .c_str(), stdout);
   std::fputs(fmt::format("  {:<8} {:>13} {:>8} {:>9}  {}\n", "method", "makespan ms",

@@ -38,9 +38,25 @@
 //   sum gaps >= sum_{cut edges} c + sum_{runs} U(run)
 // and the bound takes the minimum of the right side over all cut sets (a
 // DP over the path, quadratic in its length; blocks longer than kMaxBlock
-// path positions are not tried, which only weakens the bound). Memory, link
-// contention and sides that straddle a cut are ignored: relaxations.
-// Stateless; deterministic.
+// path positions are not tried, which only weakens the bound).
+//
+// Windows. Cheap cuts let the DP above drop every side whose window
+// straddles a cut; a side colocated with a path op cannot escape that way.
+// For a window [a, d] and a schedule, the cuts inside it split it into runs
+// R (each on one device d_R). The window's gaps are at least
+//   * the cuts' costs plus U of every run (disjoint gaps), and
+//   * for each R, phi(R) = time of R's path ops strictly inside the window +
+//     time of the window's sides colocated with a path op of R - the
+//     window's inner path time: those ops all run on d_R, one at a time,
+//     inside [end(p_a), start(p_d)].
+// So they are at least the minimum over cut patterns of the larger of the
+// two. For a threshold tau, a DP finds the cheapest cuts + U whose runs all
+// have phi <= tau; it falls as tau grows, so the minimum of max(DP, tau)
+// over the runs' phi values is found by bisection. Windows with disjoint
+// gaps add up (a weighted interval DP over the sides' windows up to
+// kMaxWindow positions). The bound takes the larger of the two gap sums.
+// Memory, link contention and non-colocated sides that straddle a cut are
+// ignored: relaxations. Stateless; deterministic.
 #ifndef FRUGAL_PLACE_CHAIN_BOUND_H_
 #define FRUGAL_PLACE_CHAIN_BOUND_H_
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "frugal/place/bounds.h"
@@ -39,6 +40,32 @@ TEST(ChainBound, CheapCutLetsTheSideRunBesideThePath) {
   EXPECT_LE(ComputeLowerBounds(p).best_ms(), BruteForceOptimum(p) + 1e-9);
 }
 
+TEST(ChainBound, ColocatedSideSerializesWhateverTheCheapCuts) {
+  // p0 -> p1 -> p2 -> p3 (1 ms each; p0 -> p1 and p2 -> p3 cost 0.5, p1 -> p2
+  // costs 5) and p0 -> s -> p3 with s (1.5 ms) colocated with p1. A cut at
+  // p0 -> p1 frees s from the run-based accounting (comm sees 4.5), but s
+  // shares p1's GPU and its window [p0, p3]: the window's gaps are at least
+  // 1.5 whatever is cut inside it, so 5.5 = optimum.
+  PlacementProblem p = testing::MakeProblem(
+      {1, 1, 1, 1, 1.5}, {{0, 1, 0.5}, {1, 2, 5}, {2, 3, 0.5}, {0, 4, 3}, {4, 3, 3}}, 2,
+      INFINITY, {}, "nvlink", {-1, 1, -1, -1, 1});
+  ASSERT_EQ(p.name, "test");
+  LowerBounds lb = ComputeLowerBounds(p);
+  EXPECT_DOUBLE_EQ(lb.chain_ms, 5.5);
+  EXPECT_LT(std::max({lb.critical_path_ms, lb.comm_ms, lb.memory_path_ms}), 5.5 - 0.5);
+  EXPECT_DOUBLE_EQ(BruteForceOptimum(p), 5.5);
+}
+
+TEST(ChainBound, RunsMustFitInOneDevice) {
+  // The path bound's case (path_bound_test.cc): any two of a, b, c fit on a
+  // device but not all three, so the cheaper of a->b (5) and b->c (2) is cut.
+  PlacementProblem p = testing::MakeProblem({1, 1, 1, 1}, {{0, 1, 5}, {1, 2, 2}, {2, 3, 5}}, 2,
+                                            9, {4, 4, 4, 1});
+  ASSERT_EQ(p.name, "test");
+  std::vector<double> zero(4, 0);
+  EXPECT_DOUBLE_EQ(ChainBoundMs(p, zero, zero), 6);
+}
+
 TEST(ChainBound, OneDeviceCountsEverySide) {
   PlacementProblem p =
       testing::MakeProblem({1, 2, 1, 3}, {{0, 1, 1}, {0, 2, 1}, {1, 3, 1}, {2, 3, 1}}, 1);
@@ -58,7 +85,8 @@ TEST(ChainBound, NeverAboveTheBruteForceOptimum) {
 
 // Chains with side branches (the shape the bound is for): a path of 3-4
 // ops, 1-2 side ops hung between path ops (sometimes on each other), random
-// times, costs and colocation, 2-3 GPUs, nvlink or pcie.
+// times, costs and colocation, 2-3 GPUs, nvlink or pcie, some with memory
+// pressure.
 TEST(ChainBound, NeverAboveTheOptimumOnChainsWithSides) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> time(0, 3), cost(0, 6), u01(0, 1);
@@ -85,7 +113,14 @@ TEST(ChainBound, NeverAboveTheOptimumOnChainsWithSides) {
       edges.push_back({double(v), double(d), cost(rng)});
       if (u01(rng) < 0.3) color[v] = 7, color[static_cast<int>(rng() % len)] = 7;
     }
-    PlacementProblem p = testing::MakeProblem(times, edges, k, INFINITY, {},
+    std::vector<int64_t> mem;
+    double cap = INFINITY;
+    if (trial % 4 == 1) {  // memory pressure: runs must fit
+      int64_t total = 0;
+      for (size_t i = 0; i < times.size(); ++i) mem.push_back(1 + rng() % 6), total += mem.back();
+      cap = std::ceil(1.3 * static_cast<double>(total) / k);
+    }
+    PlacementProblem p = testing::MakeProblem(times, edges, k, cap, mem,
                                               trial % 3 == 0 ? "pcie" : "nvlink", color);
     if (p.name != "test") continue;
     double opt = BruteForceOptimum(p);
