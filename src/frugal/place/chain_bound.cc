@@ -1,5 +1,7 @@
 #include "frugal/place/chain_bound.h"
 
+#include "frugal/place/comm_bound.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -11,25 +13,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kMaxBlock = 48;   // path positions per NoCut block
 constexpr int kMaxWindow = 64;  // path positions per window item
 
-struct Neighbor {
-  int op;
-  double c;  // cheapest transfer of the slowest edge between the two ops
-};
-
-std::vector<std::vector<Neighbor>> Neighbors(const PlacementProblem& p, bool preds) {
-  std::vector<std::vector<Neighbor>> out(p.num_ops());
-  for (int v = 0; v < p.num_ops(); ++v) {
-    std::map<int, double> c;
-    for (int e : preds ? p.in_edges[v] : p.out_edges[v]) {
-      int u = preds ? p.edges[e].src : p.edges[e].dst;
-      double t = p.MinEdgeTransferMs(e);
-      auto [it, inserted] = c.emplace(u, t);
-      if (!inserted) it->second = std::max(it->second, t);
-    }
-    for (auto [u, t] : c) out[v].push_back({u, t});
-  }
-  return out;
-}
 
 std::vector<int> CriticalPath(const PlacementProblem& p) {
   const int n = p.num_ops();

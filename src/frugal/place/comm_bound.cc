@@ -9,27 +9,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Neighbor {
-  int op;
-  double c;  // cheapest transfer of the slowest edge between the two ops
-};
-
-// Distinct neighbours of every op over `edges_of` (in or out edges), with
-// the largest per-edge cheapest transfer.
-std::vector<std::vector<Neighbor>> Neighbors(const PlacementProblem& p, bool preds) {
-  std::vector<std::vector<Neighbor>> out(p.num_ops());
-  for (int v = 0; v < p.num_ops(); ++v) {
-    std::map<int, double> c;
-    for (int e : preds ? p.in_edges[v] : p.out_edges[v]) {
-      int u = preds ? p.edges[e].src : p.edges[e].dst;
-      double t = p.MinEdgeTransferMs(e);
-      auto [it, inserted] = c.emplace(u, t);
-      if (!inserted) it->second = std::max(it->second, t);
-    }
-    for (auto [u, t] : c) out[v].push_back({u, t});
-  }
-  return out;
-}
 
 // One machine, jobs (release, processing): release order is optimal.
 double OneMachine(std::vector<std::pair<double, double>> jobs) {
@@ -122,6 +101,21 @@ double GroupBound(const PlacementProblem& p, const std::vector<int>& ops,
 }
 
 }  // namespace
+
+std::vector<std::vector<Neighbor>> Neighbors(const PlacementProblem& p, bool preds) {
+  std::vector<std::vector<Neighbor>> out(p.num_ops());
+  for (int v = 0; v < p.num_ops(); ++v) {
+    std::map<int, double> c;
+    for (int e : preds ? p.in_edges[v] : p.out_edges[v]) {
+      int u = preds ? p.edges[e].src : p.edges[e].dst;
+      double t = p.MinEdgeTransferMs(e);
+      auto [it, inserted] = c.emplace(u, t);
+      if (!inserted) it->second = std::max(it->second, t);
+    }
+    for (auto [u, t] : c) out[v].push_back({u, t});
+  }
+  return out;
+}
 
 CommBound ComputeCommBound(const PlacementProblem& p) {
   CommBound b;

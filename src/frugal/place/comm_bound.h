@@ -47,6 +47,15 @@
 
 namespace frugal::place {
 
+struct Neighbor {
+  int op;
+  double c;  // cheapest transfer of the slowest edge between the two ops
+};
+
+// Distinct predecessors (preds) or successors of every op, with the largest
+// per-edge cheapest transfer.
+std::vector<std::vector<Neighbor>> Neighbors(const PlacementProblem& p, bool preds);
+
 struct CommBound {
   std::vector<double> head_ms;  // per op: lower bound on its start
   std::vector<double> tail_ms;  // per op: lower bound on makespan - its end
