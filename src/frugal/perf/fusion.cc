@@ -14,10 +14,6 @@ int Find(std::vector<int>& parent, int x) {
   return x;
 }
 
-bool IsMeta(const Op& op) {
-  return CategoryOf(op.kind) == OpCategory::kMeta || op.attrs.GetInt("view", 0) == 1;
-}
-
 // External traffic of the ops in `members` (sorted).
 FusedKernel Traffic(const OpGraph& g, std::vector<int> members,
                     const std::vector<std::vector<int>>& out_edges) {
@@ -64,6 +60,10 @@ FusedKernel Traffic(const OpGraph& g, std::vector<int> members,
 }
 
 }  // namespace
+
+bool LaunchesNoKernel(const Op& op) {
+  return CategoryOf(op.kind) == OpCategory::kMeta || op.attrs.GetInt("view", 0) == 1;
+}
 
 bool IsFusable(const Op& op) {
   if (op.measured_time_ms >= 0) return false;
@@ -114,7 +114,7 @@ std::vector<FusedKernel> FusedKernels(const OpGraph& graph) {
   for (auto& [root, members] : groups) {
     // Views alone launch nothing; a single real op keeps its own price.
     const auto real = std::count_if(members.begin(), members.end(),
-                                    [&](int i) { return !IsMeta(graph.ops[i]); });
+                                    [&](int i) { return !LaunchesNoKernel(graph.ops[i]); });
     if (real < 2) continue;
     kernels.push_back(Traffic(graph, std::move(members), out_edges));
   }

@@ -33,6 +33,9 @@
 
 namespace frugal {
 
+// True for views and shape ops: no kernel runs, they cost nothing.
+bool LaunchesNoKernel(const Op& op);
+
 // True for the kinds a compiler fuses (see above).
 bool IsFusable(const Op& op);
 

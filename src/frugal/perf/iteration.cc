@@ -32,10 +32,6 @@ ShapeKey KeyOf(const OpShape& s) {
           s.out_channels, s.kernel, s.image, s.stride, s.padding};
 }
 
-bool CostsNothing(const Op& op) {
-  return CategoryOf(op.kind) == OpCategory::kMeta || op.attrs.GetInt("view", 0) == 1;
-}
-
 }  // namespace
 
 Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
@@ -55,7 +51,7 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
       p.basis = "measured";
       continue;
     }
-    if (CostsNothing(op)) {
+    if (LaunchesNoKernel(op)) {
       p.basis = "view or shape op: no kernel";
       continue;
     }
