@@ -6,6 +6,7 @@
 #ifndef FRUGAL_GRAPH_IMPORTER_H_
 #define FRUGAL_GRAPH_IMPORTER_H_
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,10 @@ struct ImportOptions {
   // at 1024 for positions beyond). REQUIRES: >= 0.
   int64_t seq_len = 0;
   ModelHead head = ModelHead::kAuto;
+  // Values of named symbolic dims (ONNX dim_param: "seq", "height", ...),
+  // from `--dim NAME=VALUE`. The batch dim takes `batch` above; a name here
+  // that the model does not have is an error. REQUIRES: values > 0.
+  std::map<std::string, int64_t> dims;
 };
 
 struct Importer {
