@@ -4,24 +4,42 @@
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "frugal/hw/name_match.h"
+
 namespace frugal {
 namespace {
 
-// How many valid names a NotFound message lists.
-constexpr size_t kNamesInError = 8;
+// How many suggestions a NotFound message lists.
+constexpr size_t kNamesInError = 5;
 
 bool StartsWith(const std::string& s, std::string_view prefix) {
   return s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
-template <typename Spec>
-std::string SomeNames(const std::vector<Spec>& specs) {
+std::string Join(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < specs.size() && i < kNamesInError; ++i) {
+  for (const std::string& n : names) {
     if (!out.empty()) out += ", ";
-    out += specs[i].name;
+    out += n;
   }
-  if (specs.size() > kNamesInError) out += ", ...";
+  return out;
+}
+
+// The GPUs of the family `family_key` names: their key starts with it and
+// goes on with a letter ("v100" -> v100pcie16gb, not "a10" -> a100...).
+std::vector<std::string> FamilyMembers(const std::vector<GpuSpec>& gpus,
+                                       const std::string& family_key) {
+  std::vector<std::string> out;
+  for (const GpuSpec& g : gpus) {
+    std::string key = CatalogKey(g.name);
+    if (key == family_key ||
+        (StartsWith(key, family_key) &&
+         std::isalpha(static_cast<unsigned char>(key[family_key.size()])))) {
+      out.push_back(g.name);
+    }
+  }
   return out;
 }
 
@@ -118,6 +136,30 @@ Result<Catalog> Catalog::Build(CatalogData data) {
       }
     }
   }
+  // Family names only after every name is known: a family name that is
+  // also some GPU's name would shadow nothing and mislead.
+  for (size_t i = 0; i < data.gpus.size(); ++i) {
+    const GpuSpec& g = data.gpus[i];
+    std::string where = g.origin + ": GPU \"" + g.name + "\"";
+    for (const std::string& n : g.default_for) {
+      std::string key = CatalogKey(n);
+      if (key.empty()) {
+        return InvalidArgument(where + ": default_for \"" + n +
+                               "\" has no letters or digits");
+      }
+      if (auto it = c.gpu_index_.find(key); it != c.gpu_index_.end()) {
+        return InvalidArgument(where + ": default_for \"" + n +
+                               "\" is already a name of \"" +
+                               data.gpus[it->second].name + "\"");
+      }
+      auto [it, inserted] = c.family_index_.emplace(key, i);
+      if (!inserted) {
+        return InvalidArgument(where + ": default_for \"" + n +
+                               "\" also defaults to \"" +
+                               data.gpus[it->second].name + "\"");
+      }
+    }
+  }
   for (size_t i = 0; i < data.instances.size(); ++i) {
     InstanceSpec& inst = data.instances[i];
     std::string where = inst.origin + ": instance \"" + inst.name + "\"";
@@ -142,14 +184,46 @@ Result<Catalog> Catalog::Build(CatalogData data) {
 }
 
 const GpuSpec* Catalog::FindGpu(std::string_view name) const {
-  auto it = gpu_index_.find(CatalogKey(name));
-  return it == gpu_index_.end() ? nullptr : &data_.gpus[it->second];
+  const std::string key = CatalogKey(name);
+  if (auto it = gpu_index_.find(key); it != gpu_index_.end()) {
+    return &data_.gpus[it->second];
+  }
+  auto it = family_index_.find(key);
+  return it == family_index_.end() ? nullptr : &data_.gpus[it->second];
 }
 
 Result<const GpuSpec*> Catalog::LookupGpu(std::string_view name) const {
-  if (const GpuSpec* g = FindGpu(name)) return g;
-  return NotFound("unknown GPU \"" + std::string(name) +
-                  "\"; known GPUs include " + SomeNames(data_.gpus));
+  FRUGAL_ASSIGN_OR_RETURN(GpuMatch m, ResolveGpu(name));
+  return m.gpu;
+}
+
+Result<Catalog::GpuMatch> Catalog::ResolveGpu(std::string_view name) const {
+  const std::string key = CatalogKey(name);
+  if (auto it = gpu_index_.find(key); it != gpu_index_.end()) {
+    return GpuMatch{&data_.gpus[it->second], ""};
+  }
+  if (auto it = family_index_.find(key); it != family_index_.end()) {
+    const GpuSpec& g = data_.gpus[it->second];
+    std::vector<std::string> others;
+    for (const std::string& m : FamilyMembers(data_.gpus, key)) {
+      if (m != g.name) others.push_back(m);
+    }
+    std::string note = fmt::format("\"{}\" taken as {}, the variant clouds rent most",
+                                   name, g.name);
+    if (!others.empty()) {
+      note += fmt::format("; name one of {} for another variant", Join(others));
+    }
+    return GpuMatch{&g, note};
+  }
+  std::vector<NameCandidate> candidates;
+  for (const GpuSpec& g : data_.gpus) {
+    candidates.push_back({g.name, g.name});
+    for (const std::string& a : g.aliases) candidates.push_back({a, g.name});
+    for (const std::string& a : g.default_for) candidates.push_back({a, g.name});
+  }
+  return NotFound("unknown GPU \"" + std::string(name) + "\"; closest: " +
+                  Join(ClosestNames(name, candidates, kNamesInError)) +
+                  " (`frugal catalog list --gpus` lists all)");
 }
 
 const InstanceSpec* Catalog::FindInstance(std::string_view name) const {
@@ -160,8 +234,11 @@ const InstanceSpec* Catalog::FindInstance(std::string_view name) const {
 Result<const InstanceSpec*> Catalog::LookupInstance(
     std::string_view name) const {
   if (const InstanceSpec* i = FindInstance(name)) return i;
-  return NotFound("unknown instance \"" + std::string(name) +
-                  "\"; known instances include " + SomeNames(data_.instances));
+  std::vector<NameCandidate> candidates;
+  for (const InstanceSpec& i : data_.instances) candidates.push_back({i.name, i.name});
+  return NotFound("unknown instance \"" + std::string(name) + "\"; closest: " +
+                  Join(ClosestNames(name, candidates, kNamesInError)) +
+                  " (`frugal catalog list --instances` lists all)");
 }
 
 const SourceRef* Catalog::FindReference(std::string_view id) const {

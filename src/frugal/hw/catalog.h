@@ -40,6 +40,9 @@ struct GpuSpec {
   std::string architecture;  // "ampere"
   std::string form_factor;   // "pcie", "sxm4", ...; empty when not stated
   std::vector<std::string> aliases;  // other spellings, e.g. nvidia-smi names
+  // Family names that are ambiguous ("A100" is four parts) and resolve to
+  // this GPU, the variant clouds rent most, with a note naming the others.
+  std::vector<std::string> default_for;
 
   // Required figures.
   double mem_gib = 0;      // device memory
@@ -61,6 +64,11 @@ struct GpuSpec {
   // Board power limit (TDP, W) of this form factor: the power the board may
   // draw at most, which bounds the sustained clock of small cards.
   std::optional<double> tdp_w;
+  // Measured FP32 GEMM throughput that a real workload sustains (TFLOPS),
+  // where a source measured it: small boards hit their power limit and run
+  // far below fp32_tflops. The catalog only exposes it; time models that
+  // want it read it here.
+  std::optional<double> sustained_fp32_gemm_tflops;
 
   std::string notes;
   // Field name -> SourceRef id, for every figure present above.
@@ -125,17 +133,27 @@ class Catalog {
     return data_.references;
   }
 
-  // Finds a GPU by canonical name or alias, ignoring case, spaces,
-  // punctuation and a leading "NVIDIA"/"Tesla": "Tesla V100-PCIE-32GB",
-  // "v100_pcie_32gb" and "V100-PCIE-32GB" are the same GPU. nullptr if none.
-  // The pointer lives as long as this Catalog.
+  // Finds a GPU by canonical name, alias or family name (default_for),
+  // ignoring case, spaces, punctuation and a leading "NVIDIA"/"Tesla":
+  // "Tesla V100-PCIE-32GB", "v100_pcie_32gb" and "V100-PCIE-32GB" are the
+  // same GPU. nullptr if none. The pointer lives as long as this Catalog.
   const GpuSpec* FindGpu(std::string_view name) const;
-  // As FindGpu; NotFound lists some valid names.
+  // As FindGpu; NotFound names the closest catalog GPUs.
   Result<const GpuSpec*> LookupGpu(std::string_view name) const;
+
+  // A GPU found by LookupGpu, and a note when `name` was a family name:
+  // "A100" taken as A100-SXM4-40GB, which other variants exist and how to
+  // pick one. Callers show the note to the user (stderr, a JSON "notes").
+  struct GpuMatch {
+    const GpuSpec* gpu = nullptr;
+    std::string note;  // empty unless a family name was resolved
+  };
+  Result<GpuMatch> ResolveGpu(std::string_view name) const;
 
   // Finds an instance by name, ignoring case and punctuation; Azure's
   // "Standard_" prefix is optional.
   const InstanceSpec* FindInstance(std::string_view name) const;
+  // As FindInstance; NotFound names the closest catalog instances.
   Result<const InstanceSpec*> LookupInstance(std::string_view name) const;
 
   const SourceRef* FindReference(std::string_view id) const;
@@ -143,6 +161,7 @@ class Catalog {
  private:
   CatalogData data_;
   std::unordered_map<std::string, size_t> gpu_index_;       // key -> gpus_[i]
+  std::unordered_map<std::string, size_t> family_index_;    // default_for keys
   std::unordered_map<std::string, size_t> instance_index_;  // key -> ...
 };
 

@@ -198,6 +198,7 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.String("architecture", true, &g.architecture));
   FRUGAL_RETURN_IF_ERROR(r.String("form_factor", false, &g.form_factor));
   FRUGAL_RETURN_IF_ERROR(r.StringList("aliases", &g.aliases));
+  FRUGAL_RETURN_IF_ERROR(r.StringList("default_for", &g.default_for));
   FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_gib", &g.mem_gib));
   FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_bw_gbps", &g.mem_bw_gbps));
   FRUGAL_RETURN_IF_ERROR(r.Number("fp32_tflops", false, &g.fp32_tflops));
@@ -213,6 +214,8 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.Number("nvlink_gbps", false, &g.nvlink_gbps));
   FRUGAL_RETURN_IF_ERROR(r.Int("pcie_gen", false, &g.pcie_gen));
   FRUGAL_RETURN_IF_ERROR(r.Number("tdp_w", false, &g.tdp_w));
+  FRUGAL_RETURN_IF_ERROR(r.Number("sustained_fp32_gemm_tflops", false,
+                                  &g.sustained_fp32_gemm_tflops));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
 
   std::set<std::string> present =
@@ -360,6 +363,7 @@ json GpuToJson(const GpuSpec& g) {
   j["form_factor"] =
       g.form_factor.empty() ? json(nullptr) : json(g.form_factor);
   j["aliases"] = g.aliases;
+  j["default_for"] = g.default_for;
   j["mem_gib"] = g.mem_gib;
   j["mem_bw_gbps"] = g.mem_bw_gbps;
   j["fp32_tflops"] = OrNull(g.fp32_tflops);
@@ -372,6 +376,7 @@ json GpuToJson(const GpuSpec& g) {
   j["nvlink_gbps"] = OrNull(g.nvlink_gbps);
   j["pcie_gen"] = OrNull(g.pcie_gen);
   j["tdp_w"] = OrNull(g.tdp_w);
+  j["sustained_fp32_gemm_tflops"] = OrNull(g.sustained_fp32_gemm_tflops);
   j["notes"] = g.notes.empty() ? json(nullptr) : json(g.notes);
   j["sources"] = g.sources;
   return j;

@@ -28,7 +28,8 @@ inline constexpr const char* kGpuFigureFields[] = {"architecture",
                                                    "boost_clock_mhz",
                                                    "nvlink_gbps",
                                                    "pcie_gen",
-                                                   "tdp_w"};
+                                                   "tdp_w",
+                                                   "sustained_fp32_gemm_tflops"};
 inline constexpr const char* kInstanceFigureFields[] = {"gpu",
                                                         "gpu_count",
                                                         "vcpus",

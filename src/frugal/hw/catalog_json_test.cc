@@ -247,6 +247,68 @@ TEST_F(CatalogFileTest, RejectsEmptyAndNonObjectDocuments) {
                  "neither \"gpus\" nor \"instances\"");
 }
 
+TEST_F(CatalogFileTest, FamilyNameResolvesToDefaultVariantWithNote) {
+  json doc = TinyCatalog();
+  doc["gpus"][0]["default_for"] = {"A100"};
+  doc["gpus"].push_back({{"name", "A100-PCIE-40GB"}, {"vendor", "nvidia"},
+                         {"architecture", "ampere"}, {"mem_gib", 40},
+                         {"mem_bw_gbps", 1555}, {"source", "sheet"}});
+  auto r = LoadCatalog(Write("c.json", doc.dump()));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto m = r->ResolveGpu("nvidia a100");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->gpu->name, "A100-SXM4-80GB");
+  EXPECT_NE(m->note.find("\"nvidia a100\" taken as A100-SXM4-80GB"), std::string::npos)
+      << m->note;
+  EXPECT_NE(m->note.find("A100-PCIE-40GB"), std::string::npos) << m->note;
+  EXPECT_EQ(m->note.find('\n'), std::string::npos);
+  // A full name resolves without a note; FindGpu and LookupGpu follow the
+  // family name too.
+  EXPECT_TRUE(r->ResolveGpu("A100-PCIE-40GB")->note.empty());
+  EXPECT_EQ(r->FindGpu("A100")->name, "A100-SXM4-80GB");
+  EXPECT_EQ((*r->LookupGpu("a100"))->name, "A100-SXM4-80GB");
+  // The family name round-trips through JSON.
+  EXPECT_EQ(GpuToJson(*r->FindGpu("A100"))["default_for"], json({"A100"}));
+}
+
+TEST_F(CatalogFileTest, RejectsFamilyNamesThatShadowOrRepeat) {
+  json doc = TinyCatalog();
+  doc["gpus"][0]["default_for"] = {"T4"};
+  ExpectRejected(doc, "default_for \"T4\" is already a name of \"T4\"");
+  doc = TinyCatalog();
+  doc["gpus"][0]["default_for"] = {"Ampere"};
+  doc["gpus"][1]["default_for"] = {"ampere"};
+  ExpectRejected(doc, "also defaults to");
+  doc = TinyCatalog();
+  doc["gpus"][0]["default_for"] = {"--"};
+  ExpectRejected(doc, "has no letters or digits");
+}
+
+TEST_F(CatalogFileTest, SustainedThroughputIsAFigureWithASource) {
+  json doc = TinyCatalog();
+  doc["gpus"][1]["sustained_fp32_gemm_tflops"] = 3.2;
+  auto r = LoadCatalog(Write("c.json", doc.dump()));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const GpuSpec* t4 = r->FindGpu("T4");
+  ASSERT_TRUE(t4->sustained_fp32_gemm_tflops.has_value());
+  EXPECT_DOUBLE_EQ(*t4->sustained_fp32_gemm_tflops, 3.2);
+  EXPECT_EQ(t4->sources.at("sustained_fp32_gemm_tflops"), "sheet");
+  doc["gpus"][1]["sustained_fp32_gemm_tflops"] = -1;
+  ExpectRejected(doc, "sustained_fp32_gemm_tflops must be a positive number");
+  doc["gpus"][1].erase("source");
+  doc["gpus"][1]["sustained_fp32_gemm_tflops"] = 3.2;
+  ExpectRejected(doc, "has no source");
+}
+
+TEST_F(CatalogFileTest, UnknownNamesSuggestTheClosest) {
+  auto r = LoadCatalog(Write("c.json", TinyCatalog().dump()));
+  ASSERT_TRUE(r.ok());
+  std::string m = r->LookupGpu("A100 SXM 80").status().message();
+  EXPECT_NE(m.find("closest: A100-SXM4-80GB, T4"), std::string::npos) << m;
+  m = r->LookupInstance("p4d.24xlarge").status().message();
+  EXPECT_NE(m.find("closest: p4de.24xlarge"), std::string::npos) << m;
+}
+
 TEST(CatalogKey, IgnoresCasePunctuationAndVendorWords) {
   EXPECT_EQ(CatalogKey("Tesla V100-PCIE-32GB"), CatalogKey("v100_pcie_32gb"));
   EXPECT_EQ(CatalogKey("NVIDIA_H100_80GB_HBM3"), "h10080gbhbm3");

@@ -61,7 +61,7 @@ TEST(RealCatalog, ResolvesNamesUsedInSharedData) {
       {"NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"},
       {"k80", "K80"},
       {"p100", "P100-PCIE-16GB"},
-      {"v100", "V100-SXM2-16GB"},
+      {"v100", "V100-SXM2-16GB"},  // Gavel's name, now a family name
   };
   for (const auto& [alias, name] : kAliases) {
     auto g = RealCatalog().LookupGpu(alias);
@@ -80,11 +80,61 @@ TEST(RealCatalog, FindsA100Sxm4By80GbAlias) {
   EXPECT_DOUBLE_EQ(*(*g)->nvlink_gbps, 600);
 }
 
-TEST(RealCatalog, UnknownGpuIsNotFoundWithValidNames) {
+TEST(RealCatalog, UnknownGpuListsTheClosestNames) {
   auto g = RealCatalog().LookupGpu("GeForce 256");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(g.status().message().find("K80"), std::string::npos);
+  EXPECT_NE(g.status().message().find("closest: "), std::string::npos);
+  // A near miss names its neighbours first, not the first GPUs in the file.
+  std::string m = RealCatalog().LookupGpu("A100-40G").status().message();
+  EXPECT_NE(m.find("closest: A100-PCIE-40GB, A100-SXM4-40GB"), std::string::npos) << m;
+  EXPECT_EQ(m.find("K80"), std::string::npos) << m;
+  m = RealCatalog().LookupGpu("H100 NVL").status().message();
+  EXPECT_EQ(m.find("closest: H100-"), m.find("closest: ")) << m;
+  m = RealCatalog().LookupInstance("g5.96xlarge").status().message();
+  EXPECT_NE(m.find("closest: g5."), std::string::npos) << m;
+}
+
+TEST(RealCatalog, FamilyNamesResolveToTheCommonVariantWithANote) {
+  const std::pair<const char*, const char*> kFamilies[] = {
+      {"A100", "A100-SXM4-40GB"}, {"A10", "A10G"},
+      {"H100", "H100-SXM5-80GB"}, {"V100", "V100-SXM2-16GB"}};
+  for (const auto& [family, name] : kFamilies) {
+    auto m = RealCatalog().ResolveGpu(family);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(m->gpu->name, name) << family;
+    EXPECT_NE(m->note.find(std::string("taken as ") + name), std::string::npos)
+        << m->note;
+  }
+  // The note names the other variants, and nothing of another family.
+  std::string note = RealCatalog().ResolveGpu("A100")->note;
+  for (const char* other : {"A100-PCIE-40GB", "A100-PCIE-80GB", "A100-SXM4-80GB"}) {
+    EXPECT_NE(note.find(other), std::string::npos) << note;
+  }
+  EXPECT_EQ(RealCatalog().ResolveGpu("A10")->note.find("A100"), std::string::npos);
+  // L4 is one part: its name resolves with no note.
+  auto l4 = RealCatalog().ResolveGpu("L4");
+  ASSERT_TRUE(l4.ok());
+  EXPECT_EQ(l4->gpu->name, "L4");
+  EXPECT_TRUE(l4->note.empty());
+}
+
+TEST(RealCatalog, L4CarriesSmCountAndSustainedThroughputIsBelowPeak) {
+  const GpuSpec* l4 = RealCatalog().FindGpu("L4");
+  ASSERT_NE(l4, nullptr);
+  ASSERT_TRUE(l4->sm_count.has_value());
+  EXPECT_EQ(*l4->sm_count, 58);
+  int sustained = 0;
+  for (const GpuSpec& g : RealCatalog().gpus()) {
+    if (!g.sustained_fp32_gemm_tflops) continue;
+    ++sustained;
+    ASSERT_TRUE(g.fp32_tflops.has_value()) << g.name;
+    EXPECT_LT(*g.sustained_fp32_gemm_tflops, *g.fp32_tflops) << g.name;
+  }
+  EXPECT_GE(sustained, 5);
+  // The power-limited T4 sustains well under half its FP32 peak.
+  const GpuSpec* t4 = RealCatalog().FindGpu("T4");
+  EXPECT_LT(*t4->sustained_fp32_gemm_tflops, 0.5 * *t4->fp32_tflops);
 }
 
 TEST(RealCatalog, HoldsEveryRequiredInstance) {
@@ -95,13 +145,13 @@ TEST(RealCatalog, HoldsEveryRequiredInstance) {
       "g4dn.12xlarge", "g4dn.metal", "g5.xlarge", "g5.2xlarge", "g5.4xlarge",
       "g5.8xlarge", "g5.16xlarge", "g5.12xlarge", "g5.24xlarge", "g5.48xlarge",
       "p3.2xlarge", "p3.8xlarge", "p3.16xlarge", "p3dn.24xlarge",
-      "p4d.24xlarge", "p5.48xlarge",
+      "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5en.48xlarge",
       // GCP
       "a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g",
       "a2-megagpu-16g", "a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g",
       "a2-ultragpu-8g", "g2-standard-4", "g2-standard-8", "g2-standard-12",
       "g2-standard-16", "g2-standard-24", "g2-standard-32", "g2-standard-48",
-      "g2-standard-96", "a3-highgpu-8g",
+      "g2-standard-96", "a3-highgpu-1g", "a3-highgpu-8g",
       // Azure
       "Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3",
       "Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
@@ -159,6 +209,32 @@ TEST(RealCatalog, FiguresAreInternallyConsistent) {
       EXPECT_EQ(*i.interconnect, Interconnect::kNone) << i.name;
     }
   }
+}
+
+TEST(RealCatalog, GcpAcceleratorFamiliesAndAwsNetworksArePriced) {
+  for (const char* name :
+       {"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16",
+        "g2-standard-24", "g2-standard-32", "g2-standard-48", "g2-standard-96",
+        "a2-ultragpu-1g", "a2-ultragpu-2g", "a2-ultragpu-4g", "a2-ultragpu-8g",
+        "a3-highgpu-1g", "a3-highgpu-8g"}) {
+    const InstanceSpec* i = RealCatalog().FindInstance(name);
+    ASSERT_NE(i, nullptr) << name;
+    ASSERT_TRUE(i->price_usd_per_hour.has_value()) << name;
+    EXPECT_EQ(i->price_region, "us-central1") << name;
+  }
+  // Same GPUs cost the same per GPU across a family's sizes.
+  auto per_gpu = [](const char* name) {
+    const InstanceSpec* i = RealCatalog().FindInstance(name);
+    return *i->price_usd_per_hour / i->gpu_count;
+  };
+  EXPECT_NEAR(per_gpu("a2-ultragpu-8g"), per_gpu("a2-ultragpu-1g"), 1e-6);
+  EXPECT_GT(per_gpu("a3-highgpu-8g"), per_gpu("a2-ultragpu-8g"));
+  for (const char* name : {"p4de.24xlarge", "p5en.48xlarge", "g5.xlarge", "g5.48xlarge"}) {
+    const InstanceSpec* i = RealCatalog().FindInstance(name);
+    ASSERT_TRUE(i->network_gbit_per_s.has_value()) << name;
+  }
+  EXPECT_DOUBLE_EQ(*RealCatalog().FindInstance("p5en.48xlarge")->network_gbit_per_s, 3200);
+  EXPECT_DOUBLE_EQ(*RealCatalog().FindInstance("p4de.24xlarge")->network_gbit_per_s, 400);
 }
 
 TEST(RealCatalog, EveryProviderHasPricedInstances) {
