@@ -84,6 +84,10 @@ void PrintText(const AdviseArgs& a, const Advice& adv) {
     compare("cheapest instance:", adv.cheapest_instance_rule);
     compare("newest GPU:", adv.newest_gpu_rule);
   }
+  for (const SkippedFamily& f : adv.skipped) {
+    s += fmt::format("skipped: {} {} ({} instance type{}): {}\n", ProviderName(f.provider),
+                     f.family, f.instances.size(), f.instances.size() == 1 ? "" : "s", f.reason);
+  }
   for (const std::string& n : adv.notes) s += "note: " + n + "\n";
   std::fputs(s.c_str(), stdout);
 }
@@ -116,6 +120,13 @@ int RunAdvise(const AdviseArgs& a) {
     for (size_t i = 0; i < adv->configs.size(); ++i) {
       configs.push_back(ConfigJson(adv->configs[i], static_cast<int>(i), *adv));
     }
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedFamily& f : adv->skipped) {
+      skipped.push_back({{"provider", ProviderName(f.provider)},
+                         {"family", f.family},
+                         {"instances", f.instances},
+                         {"reason", f.reason}});
+    }
     auto pick = [&](int i) {
       return i < 0 ? nlohmann::json() : ConfigJson(adv->configs[i], i, *adv);
     };
@@ -129,6 +140,7 @@ int RunAdvise(const AdviseArgs& a) {
                {"reason", adv->reason},
                {"cheapest_instance_rule", pick(adv->cheapest_instance_rule)},
                {"newest_gpu_rule", pick(adv->newest_gpu_rule)},
+               {"skipped", std::move(skipped)},
                {"notes", adv->notes}});
   } else {
     PrintText(a, *adv);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -123,16 +124,38 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
   }
   Advice advice;
   std::map<std::string, std::vector<OpTimePrediction>> op_times;  // by GPU
-  std::map<std::string, std::string> unpriceable;
+  std::map<std::string, std::string> unpriceable;                 // GPU -> why
+  // (provider, family, reason) -> index into advice.skipped.
+  std::map<std::tuple<Provider, std::string, std::string>, size_t> skipped;
+  auto skip = [&](const InstanceSpec& inst, const std::string& reason) {
+    const std::string family = inst.family.empty() ? inst.name : inst.family;
+    auto [it, added] =
+        skipped.emplace(std::make_tuple(inst.provider, family, reason), advice.skipped.size());
+    if (added) advice.skipped.push_back({inst.provider, family, {}, reason});
+    advice.skipped[it->second].instances.push_back(inst.name);
+  };
   for (const InstanceSpec& inst : catalog.instances()) {
     if (!Wanted(options, inst.provider)) continue;
     const GpuSpec* gpu = catalog.FindGpu(inst.gpu);
-    if (gpu == nullptr || unpriceable.count(gpu->name)) continue;
+    if (gpu == nullptr) {
+      skip(inst, "GPU " + inst.gpu + " is not in the catalog");
+      continue;
+    }
+    if (!inst.price_usd_per_hour) {
+      skip(inst, "no on-demand price in the catalog");
+      continue;
+    }
+    if (auto u = unpriceable.find(gpu->name); u != unpriceable.end()) {
+      skip(inst, u->second);
+      continue;
+    }
     auto it = op_times.find(gpu->name);
     if (it == op_times.end()) {
       Result<std::vector<OpTimePrediction>> t = PredictOps(model, step, *gpu, options.fused);
       if (!t.ok()) {
-        unpriceable[gpu->name] = t.status().message();
+        const std::string why = gpu->name + " cannot be timed: " + t.status().message();
+        unpriceable[gpu->name] = why;
+        skip(inst, why);
         continue;
       }
       it = op_times.emplace(gpu->name, std::move(t).value()).first;
@@ -153,17 +176,24 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
       const double iterations =
           std::ceil(job.samples * job.epochs / (static_cast<double>(io.gpus) * job.batch_per_gpu));
       c.hours = iterations * p.iteration_ms / 3.6e6;
-      if (inst.price_usd_per_hour) c.cost_usd = c.hours * *inst.price_usd_per_hour * m;
+      c.cost_usd = c.hours * *inst.price_usd_per_hour * m;
       c.fits = p.fits;
       c.links = io.gpus > 1 ? io.links.description : "";
       advice.configs.push_back(std::move(c));
     }
   }
-  for (const auto& [gpu, why] : unpriceable) {
-    advice.notes.push_back(fmt::format("{} not priced: {}", gpu, why));
-  }
+  std::sort(advice.skipped.begin(), advice.skipped.end(),
+            [](const SkippedFamily& a, const SkippedFamily& b) {
+              return std::tie(a.provider, a.family, a.reason) <
+                     std::tie(b.provider, b.family, b.reason);
+            });
   if (advice.configs.empty()) {
-    return FailedPrecondition("no catalog instance could be priced for the chosen providers");
+    std::string why;
+    for (const SkippedFamily& f : advice.skipped) {
+      why += fmt::format("; {} {}: {}", ProviderName(f.provider), f.family, f.reason);
+    }
+    return FailedPrecondition("no catalog instance could be priced for the chosen providers" +
+                              why);
   }
   if (std::none_of(advice.configs.begin(), advice.configs.end(),
                    [](const ConfigResult& c) { return c.fits; })) {

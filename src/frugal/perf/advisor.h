@@ -3,7 +3,10 @@
 // (hours, cost), and recommends the cheapest configuration meeting a
 // deadline, or the fastest within a budget. It also prices the two naive
 // rules users follow — the cheapest instance, and the newest GPU — so the
-// saving is visible. Each GPU type's per-op times are predicted once.
+// saving is visible. Each GPU type's per-op times are predicted once. An
+// instance that cannot be priced (no on-demand price in the catalog, or a
+// GPU the time model cannot predict) is not a configuration: its family is
+// listed once in Advice::skipped with the reason.
 // Stateless; thread-safe given a thread-safe model.
 #ifndef FRUGAL_PERF_ADVISOR_H_
 #define FRUGAL_PERF_ADVISOR_H_
@@ -41,19 +44,28 @@ struct ConfigResult {
   int gpus = 1;
   double iteration_ms = 0;
   double hours = 0;
-  std::optional<double> cost_usd;  // absent when the catalog has no price
+  std::optional<double> cost_usd;  // always set: unpriced instances are skipped
   bool fits = false;
   bool pareto = false;
   std::string links;
 };
 
+// Instances of one family left out for one reason.
+struct SkippedFamily {
+  Provider provider = Provider::kAws;
+  std::string family;                  // the catalog family, else the instance
+  std::vector<std::string> instances;  // catalog order
+  std::string reason;                  // one line, no trailing period
+};
+
 struct Advice {
-  std::vector<ConfigResult> configs;  // sorted by cost, then hours
+  std::vector<ConfigResult> configs;  // priced ones only; by cost, then hours
   int recommended = -1;               // index into configs; -1: none
   std::string reason;                 // why (or why nothing meets the goal)
   int cheapest_instance_rule = -1;    // naive rule: cheapest instance type
   int newest_gpu_rule = -1;           // naive rule: newest GPU
-  std::vector<std::string> notes;     // GPUs that could not be priced, ...
+  std::vector<SkippedFamily> skipped;  // by provider, family, reason
+  std::vector<std::string> notes;
 };
 
 // `step` is the training graph at batch_per_gpu, `step_memory_bytes` its

@@ -76,6 +76,84 @@ TEST(Advisor, PricesEveryInstanceAndCountAndMarksThePareto) {
   EXPECT_EQ(a->configs[a->cheapest_instance_rule].instance, "slow.1");
 }
 
+TEST(Advisor, UnpriceableFamiliesAreSkippedOnceWithTheReason) {
+  CatalogData d;
+  d.references["test"] = SourceRef{"test", "test", "test", "2026-11-30", "read"};
+  GpuSpec slow;
+  slow.name = "Slow";
+  slow.architecture = "turing";
+  slow.mem_gib = 16;
+  slow.mem_bw_gbps = 300;
+  slow.fp32_tflops = 8;
+  GpuSpec blank = slow;  // no compute peak: no time model can price it
+  blank.name = "Blank";
+  blank.fp32_tflops.reset();
+  d.gpus = {slow, blank};
+  auto inst = [](const char* name, const char* family, const char* g,
+                 std::optional<double> price) {
+    InstanceSpec i;
+    i.name = name;
+    i.family = family;
+    i.gpu = g;
+    i.gpu_count = 1;
+    i.price_usd_per_hour = price;
+    if (price) {
+      i.price_region = "test";
+      i.price_date = "2026-11-30";
+    }
+    return i;
+  };
+  d.instances = {inst("s.1", "s", "Slow", 1.0), inst("u.1", "u", "Slow", std::nullopt),
+                 inst("u.2", "u", "Slow", std::nullopt), inst("b.1", "b", "Blank", 2.0),
+                 inst("b.2", "b", "Blank", 3.0)};
+  auto catalog = Catalog::Build(std::move(d));
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  Fixture f;
+  AdviseOptions o;
+  o.max_instances = 3;
+  auto a = Advise(*f.model, f.step, 1 << 20, *catalog, f.job, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  // Only s.1 is priced, at 1, 2 and 3 instances: the count is honest.
+  ASSERT_EQ(a->configs.size(), 3u);
+  for (const ConfigResult& c : a->configs) {
+    EXPECT_EQ(c.instance, "s.1");
+    EXPECT_TRUE(c.cost_usd.has_value());
+  }
+  ASSERT_EQ(a->skipped.size(), 2u);
+  EXPECT_EQ(a->skipped[0].family, "b");
+  EXPECT_EQ(a->skipped[0].instances, (std::vector<std::string>{"b.1", "b.2"}));
+  EXPECT_NE(a->skipped[0].reason.find("Blank cannot be timed"), std::string::npos)
+      << a->skipped[0].reason;
+  EXPECT_NE(a->skipped[0].reason.find("fp32_tflops"), std::string::npos);
+  EXPECT_EQ(a->skipped[1].family, "u");
+  EXPECT_EQ(a->skipped[1].instances, (std::vector<std::string>{"u.1", "u.2"}));
+  EXPECT_EQ(a->skipped[1].reason, "no on-demand price in the catalog");
+}
+
+TEST(Advisor, NothingPricedNamesEverySkippedFamily) {
+  CatalogData d;
+  GpuSpec blank;
+  blank.name = "Blank";
+  blank.architecture = "turing";
+  blank.mem_gib = 16;
+  blank.mem_bw_gbps = 300;
+  d.gpus = {blank};
+  InstanceSpec i;
+  i.name = "b.1";
+  i.family = "b";
+  i.gpu = "Blank";
+  i.gpu_count = 1;
+  d.instances = {i};
+  auto catalog = Catalog::Build(std::move(d));
+  ASSERT_TRUE(catalog.ok());
+  Fixture f;
+  auto a = Advise(*f.model, f.step, 1 << 20, *catalog, f.job, AdviseOptions{});
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(a.status().message().find("aws b: no on-demand price"), std::string::npos)
+      << a.status().message();
+}
+
 TEST(Advisor, DeadlinePicksTheCheapestThatMeetsIt) {
   Fixture f;
   auto all = *Advise(*f.model, f.step, 1 << 20, f.catalog, f.job, {});
