@@ -1,8 +1,9 @@
 // Hugging Face config.json importer: rebuilds the forward graph that
 // transformers' eager PyTorch code runs for GPT2LMHeadModel, BertLMHeadModel,
-// OPTForCausalLM, LlamaForCausalLM and SwitchTransformersForConditional-
-// Generation (or, with another head, their *Model and
-// *ForSequenceClassification siblings), op by op, with exact fp32 shapes for
+// OPTForCausalLM, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
+// MixtralForCausalLM, T5ForConditionalGeneration, SwitchTransformersFor-
+// ConditionalGeneration and ViTForImageClassification (or, with another
+// head, their *Model and *ForSequenceClassification siblings), op by op, with exact fp32 shapes for
 // a batch B and sequence length S. No weights are read: parameter tensors
 // carry shapes only. Op and parameter names are the Hugging Face module
 // paths without the wrapper prefix ("transformer.", "bert.",
@@ -41,7 +42,12 @@ constexpr Architecture kArchitectures[] = {
     {"bert", "Bert", &hf::BuildBert},
     {"opt", "OPT", &hf::BuildOpt},
     {"llama", "Llama", &hf::BuildLlama},
+    {"mistral", "Mistral", &hf::BuildMistral},
+    {"qwen2", "Qwen2", &hf::BuildQwen2},
+    {"mixtral", "Mixtral", &hf::BuildMixtral},
     {"switch_transformers", "SwitchTransformers", &hf::BuildSwitch},
+    {"t5", "T5", &hf::BuildT5},
+    {"vit", "ViT", &hf::BuildVit},
 };
 
 std::string SupportedTypes() {
@@ -80,7 +86,10 @@ Result<ModelHead> ResolveHead(const ConfigReader& c, const json& doc,
     return ModelHead::kLm;
   }
   const std::string cls = doc["architectures"][0].get<std::string>();
-  if (cls.ends_with("ForSequenceClassification")) return ModelHead::kSeqCls;
+  if (cls.ends_with("ForSequenceClassification") ||
+      cls.ends_with("ForImageClassification")) {
+    return ModelHead::kSeqCls;
+  }
   for (const char* lm : {"LMHeadModel", "ForCausalLM", "ForMaskedLM",
                          "ForPreTraining", "ForConditionalGeneration"}) {
     if (cls.ends_with(lm)) return ModelHead::kLm;

@@ -129,6 +129,11 @@ Result<std::string> ConfigReader::String(const char* key,
 Result<Activation> ConfigReader::Act(const char* key,
                                      const std::string& def) const {
   FRUGAL_ASSIGN_OR_RETURN(std::string name, String(key, def));
+  return ActNamed(key, name);
+}
+
+Result<Activation> ConfigReader::ActNamed(const char* key,
+                                          const std::string& name) const {
   for (const auto& row : kActivations) {
     if (name == row.name) return row.act;
   }

@@ -51,6 +51,9 @@ class ConfigReader {
   // An activation function name (hidden_act and the like); Unimplemented for
   // names transformers has but this importer does not know.
   Result<Activation> Act(const char* key, const std::string& def) const;
+  // The activation called `name`, which the config spelt inside field `key`
+  // (T5's feed_forward_proj "gated-gelu").
+  Result<Activation> ActNamed(const char* key, const std::string& name) const;
 
   // Classes of a sequence-classification head: `num_labels`, else the size
   // of the `id2label` map, else 2 (transformers' default).

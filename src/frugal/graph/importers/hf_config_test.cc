@@ -355,7 +355,10 @@ TEST(HfConfigImporter, DetectsConfigsOnly) {
       "g.json", R"({"format": "frugal-graph", "model_type": "x"})"));
   EXPECT_FALSE(DetectHfConfig("plain.json", R"({"hidden_size": 8})"));
   // Through the registry, "auto" picks this importer for the shared configs.
-  Result<OpGraph> g = ImportGraph(ConfigPath("opt"), ImportOptions{1, 16});
+  ImportOptions o;
+  o.batch = 1;
+  o.seq_len = 16;
+  Result<OpGraph> g = ImportGraph(ConfigPath("opt"), o);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->source_format, "hf");
 }

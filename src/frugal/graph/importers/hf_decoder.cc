@@ -1,5 +1,5 @@
 // Decoder-only language models: GPT-2 (and the GPT-3 shapes written as gpt2
-// configs), OPT and LLaMA.
+// configs) and OPT. The LLaMA family is in hf_llama.cc.
 #include <string>
 #include <vector>
 
@@ -159,109 +159,6 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
   }
   if (pre_ln && !no_final_ln) x = b.LayerNorm("final_layer_norm", x, affine);
   if (proj != h) x = b.Linear("project_out", x, proj, false);
-  FRUGAL_RETURN_IF_ERROR(
-      DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
-  return b.Finish(c.stem());
-}
-
-// ---------------------------------------------------------------------------
-// LLaMA (LlamaForCausalLM).
-
-namespace {
-
-// rotate_half(x) = cat(-x2, x1) over the halves of the head dim, then
-// x * cos + rotate_half(x) * sin. The halves are slices (views) of x.
-TensorInfo Rotary(GraphBuilder& b, const std::string& name, const TensorInfo& x,
-                  const TensorInfo& cos, const TensorInfo& sin) {
-  TensorInfo half = x;
-  half.shape.back() /= 2;
-  TensorInfo neg = b.Unary(name + ".neg", OpKind::kNeg, "neg", half);
-  TensorInfo rot = b.Add(name + ".rotate_half", OpKind::kConcat, "cat",
-                         {neg, half}, x.shape, Axis(-1));
-  TensorInfo a = b.Binary(name + ".mul_cos", OpKind::kMul, "mul", x, cos);
-  TensorInfo c = b.Binary(name + ".mul_sin", OpKind::kMul, "mul", rot, sin);
-  return b.Binary(name + ".add", OpKind::kAdd, "add", a, c);
-}
-
-// repeat_kv: expand [B, kv, S, d] to [B, kv, rep, S, d] (a view), then
-// reshape to [B, kv * rep, S, d] (a copy).
-TensorInfo RepeatKv(GraphBuilder& b, const std::string& name,
-                    const TensorInfo& x, int64_t rep) {
-  const Shape& s = x.shape;
-  TensorInfo e = b.Move(name + ".expand", OpKind::kExpand, "expand", x,
-                        {s[0], s[1], rep, s[2], s[3]}, true);
-  return b.Move(name + ".reshape", OpKind::kReshape, "reshape", e,
-                {s[0], s[1] * rep, s[2], s[3]}, false);
-}
-
-}  // namespace
-
-Result<OpGraph> BuildLlama(const ConfigReader& c, const ImportOptions& o) {
-  FRUGAL_ASSIGN_OR_RETURN(const CoreDims core,
-                          ReadCoreDims(c, "intermediate_size"));
-  const auto [h, layers, heads, inter, vocab] = core;
-  FRUGAL_ASSIGN_OR_RETURN(int64_t kv_heads,
-                          c.OptionalDim("num_key_value_heads", heads));
-  FRUGAL_ASSIGN_OR_RETURN(int64_t positions,
-                          c.OptionalDim("max_position_embeddings", 2048));
-  if (!c.Has("head_dim")) {
-    FRUGAL_RETURN_IF_ERROR(
-        c.Divisible("hidden_size", h, "num_attention_heads", heads));
-  }
-  FRUGAL_ASSIGN_OR_RETURN(int64_t d, c.OptionalDim("head_dim", h / heads));
-  FRUGAL_RETURN_IF_ERROR(c.Divisible("num_attention_heads", heads,
-                                     "num_key_value_heads", kv_heads));
-  if (d % 2 != 0)
-    return c.Error("head dim " + Num(d) +
-                   " must be even for rotary embeddings");
-  FRUGAL_ASSIGN_OR_RETURN(Activation act, c.Act("hidden_act", "silu"));
-  FRUGAL_ASSIGN_OR_RETURN(double attn_p,
-                          c.Probability("attention_dropout", 0.0));
-  FRUGAL_ASSIGN_OR_RETURN(bool attn_bias, c.Flag("attention_bias", false));
-  FRUGAL_ASSIGN_OR_RETURN(bool mlp_bias, c.Flag("mlp_bias", false));
-  FRUGAL_ASSIGN_OR_RETURN(bool tied, c.Flag("tie_word_embeddings", false));
-  FRUGAL_ASSIGN_OR_RETURN(
-      Dims dims, ResolveDims(c, o, positions, "max_position_embeddings"));
-  GraphBuilder b(c.path(), dims);
-  const int64_t batch = dims.batch, seq = dims.seq;
-
-  TensorInfo embed = Param("embed_tokens.weight", {vocab, h});
-  TensorInfo x = b.Embedding("embed_tokens", b.TokenIds("input_ids"), embed);
-  // cos / sin depend only on positions (cached buffers in transformers 4.31,
-  // the version these configs were written with).
-  TensorInfo cos = Constant("rotary_cos", {1, 1, seq, d});
-  TensorInfo sin = Constant("rotary_sin", {1, 1, seq, d});
-  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, seq});
-  for (int64_t l = 0; l < layers; ++l) {
-    const std::string p = "layers." + Num(l) + ".";
-    const std::string sa = p + "self_attn";
-    TensorInfo a = b.RmsNorm(p + "input_layernorm", x, "LlamaRMSNorm");
-    TensorInfo q =
-        b.ProjectHeads(sa + ".q_proj", sa + ".q_heads", a, heads, d, attn_bias);
-    TensorInfo k = b.ProjectHeads(sa + ".k_proj", sa + ".k_heads", a, kv_heads,
-                                  d, attn_bias);
-    TensorInfo v = b.ProjectHeads(sa + ".v_proj", sa + ".v_heads", a, kv_heads,
-                                  d, attn_bias);
-    q = Rotary(b, sa + ".q_rotary", q, cos, sin);
-    k = Rotary(b, sa + ".k_rotary", k, cos, sin);
-    if (kv_heads != heads) {
-      k = RepeatKv(b, sa + ".k_repeat", k, heads / kv_heads);
-      v = RepeatKv(b, sa + ".v_repeat", v, heads / kv_heads);
-    }
-    TensorInfo ctx = b.ScaledAttend(sa, q, k, v, causal, attn_p);
-    TensorInfo out =
-        b.Linear(sa + ".o_proj", b.MergeHeads(sa, ctx), h, attn_bias);
-    x = b.Binary(p + "attn_residual", OpKind::kAdd, "add", x, out);
-
-    a = b.RmsNorm(p + "post_attention_layernorm", x, "LlamaRMSNorm");
-    TensorInfo g = b.Linear(p + "mlp.gate_proj", a, inter, mlp_bias);
-    g = b.Unary(p + "mlp.act_fn", act.kind, act.type, g);
-    TensorInfo u = b.Linear(p + "mlp.up_proj", a, inter, mlp_bias);
-    TensorInfo f = b.Binary(p + "mlp.mul", OpKind::kMul, "mul", g, u);
-    f = b.Linear(p + "mlp.down_proj", f, h, mlp_bias);
-    x = b.Binary(p + "mlp_residual", OpKind::kAdd, "add", x, f);
-  }
-  x = b.RmsNorm("norm", x, "LlamaRMSNorm");
   FRUGAL_RETURN_IF_ERROR(
       DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
   return b.Finish(c.stem());

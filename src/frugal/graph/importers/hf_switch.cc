@@ -1,5 +1,9 @@
-// Switch Transformers (SwitchTransformersForConditionalGeneration): a T5
+// T5 (T5ForConditionalGeneration: t5-*, t5-v1_1, flan-t5) and Switch
+// Transformers (SwitchTransformersForConditionalGeneration), a T5
 // encoder-decoder whose every sparse_step-th feed-forward is a top-1 MoE.
+// Both stacks: pre-norm T5LayerNorm blocks, unscaled attention with a
+// relative position bias owned by each stack's first block, and a dense
+// (or, for v1.1, gated) feed-forward.
 #include <string>
 #include <vector>
 
@@ -22,6 +26,8 @@ struct SwitchConfig {
   int64_t enc_layers, dec_layers, enc_step, dec_step;
   Activation act;
   double dropout, jitter;
+  bool gated = false;  // T5DenseGatedActDense: wo(act(wi_0 x) * wi_1 x)
+  const char* model_type = "switch_transformers";
 };
 
 class SwitchBuilder {
@@ -110,8 +116,16 @@ class SwitchBuilder {
   }
 
   TensorInfo DenseActDense(const std::string& name, const TensorInfo& x) {
-    TensorInfo f = b_.Linear(name + ".wi", x, c_.d_ff, false);
-    f = b_.Unary(name + ".act", c_.act.kind, c_.act.type, f);
+    TensorInfo f;
+    if (c_.gated) {
+      f = b_.Linear(name + ".wi_0", x, c_.d_ff, false);
+      f = b_.Unary(name + ".act", c_.act.kind, c_.act.type, f);
+      TensorInfo lin = b_.Linear(name + ".wi_1", x, c_.d_ff, false);
+      f = b_.Binary(name + ".gate_mul", OpKind::kMul, "mul", f, lin);
+    } else {
+      f = b_.Linear(name + ".wi", x, c_.d_ff, false);
+      f = b_.Unary(name + ".act", c_.act.kind, c_.act.type, f);
+    }
     f = b_.Dropout(name + ".dropout", f, c_.dropout);
     return b_.Linear(name + ".wo", f, c_.d_model, false);
   }
@@ -154,6 +168,33 @@ class SwitchBuilder {
   GraphBuilder& b_;
   const SwitchConfig& c_;
 };
+
+// Both stacks on shared embeddings, then the head.
+Result<OpGraph> BuildEncoderDecoder(const ConfigReader& c, const ImportOptions& o,
+                                    const SwitchConfig& s, bool tied) {
+  FRUGAL_ASSIGN_OR_RETURN(Dims dims,
+                          ResolveUnboundedDims(c, o, kT5DefaultSeqLen));
+  GraphBuilder b(c.path(), dims);
+  SwitchBuilder sb(b, s);
+  TensorInfo shared = Param("shared.weight", {s.vocab, s.d_model});
+  TensorInfo enc =
+      sb.Stack("encoder", b.TokenIds("input_ids"), shared, nullptr);
+  TensorInfo x =
+      sb.Stack("decoder", b.TokenIds("decoder_input_ids"), shared, &enc);
+  if (o.head == ModelHead::kSeqCls) {
+    return Unimplemented(c.path() + ": " + s.model_type +
+                         " has no sequence-classification head here (use --head lm "
+                         "or base)");
+  }
+  if (o.head == ModelHead::kBase) return b.Finish(c.stem());
+  // With tied embeddings the decoder output is rescaled by d_model^-0.5
+  // before the projection (Mesh TensorFlow convention).
+  if (tied)
+    x = b.Binary("lm_head_scale", OpKind::kMul, "mul", x,
+                 Scalar("lm_head_scale.factor"));
+  b.Linear("lm_head", x, s.vocab, false, tied ? &shared : nullptr);
+  return b.Finish(c.stem());
+}
 
 }  // namespace
 
@@ -201,28 +242,42 @@ Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
                    Num(s.enc_layers + s.dec_layers) + " layers x " +
                    Num(s.experts) + " experts)");
   }
-  FRUGAL_ASSIGN_OR_RETURN(Dims dims,
-                          ResolveUnboundedDims(c, o, kT5DefaultSeqLen));
-  GraphBuilder b(c.path(), dims);
-  SwitchBuilder sb(b, s);
-  TensorInfo shared = Param("shared.weight", {s.vocab, s.d_model});
-  TensorInfo enc =
-      sb.Stack("encoder", b.TokenIds("input_ids"), shared, nullptr);
-  TensorInfo x =
-      sb.Stack("decoder", b.TokenIds("decoder_input_ids"), shared, &enc);
-  if (o.head == ModelHead::kSeqCls) {
-    return Unimplemented(c.path() +
-                         ": switch_transformers has no sequence-classification "
-                         "head (use --head lm or base)");
+  return BuildEncoderDecoder(c, o, s, tied);
+}
+
+Result<OpGraph> BuildT5(const ConfigReader& c, const ImportOptions& o) {
+  SwitchConfig s;
+  s.model_type = "t5";
+  FRUGAL_ASSIGN_OR_RETURN(s.d_model, c.Dim("d_model"));
+  FRUGAL_ASSIGN_OR_RETURN(s.d_ff, c.Dim("d_ff"));
+  FRUGAL_ASSIGN_OR_RETURN(s.d_kv, c.Dim("d_kv"));
+  FRUGAL_ASSIGN_OR_RETURN(s.heads, c.Dim("num_heads"));
+  FRUGAL_ASSIGN_OR_RETURN(s.vocab, c.Dim("vocab_size"));
+  FRUGAL_ASSIGN_OR_RETURN(s.enc_layers, c.Dim("num_layers", kMaxLayers));
+  FRUGAL_ASSIGN_OR_RETURN(
+      s.dec_layers,
+      c.OptionalDim("num_decoder_layers", s.enc_layers, kMaxLayers));
+  FRUGAL_ASSIGN_OR_RETURN(s.buckets,
+                          c.OptionalDim("relative_attention_num_buckets", 32));
+  s.experts = 0;
+  s.enc_step = s.dec_step = 0;
+  s.jitter = 0;
+  FRUGAL_ASSIGN_OR_RETURN(s.dropout, c.Probability("dropout_rate", 0.1));
+  // feed_forward_proj is "ACT" or "gated-ACT"; T5Config maps gated-gelu to
+  // gelu_new (the tanh approximation t5-v1_1 was trained with).
+  FRUGAL_ASSIGN_OR_RETURN(std::string proj, c.String("feed_forward_proj", "relu"));
+  std::string act = proj;
+  if (proj.rfind("gated-", 0) == 0) {
+    s.gated = true;
+    act = proj.substr(6);
+    if (act == "gelu") act = "gelu_new";
+  } else if (proj.find('-') != std::string::npos) {
+    return c.Error("feed_forward_proj '" + proj +
+                   "' must be ACT or gated-ACT (relu, gated-gelu, ...)");
   }
-  if (o.head == ModelHead::kBase) return b.Finish(c.stem());
-  // With tied embeddings the decoder output is rescaled by d_model^-0.5
-  // before the projection (Mesh TensorFlow convention).
-  if (tied)
-    x = b.Binary("lm_head_scale", OpKind::kMul, "mul", x,
-                 Scalar("lm_head_scale.factor"));
-  b.Linear("lm_head", x, s.vocab, false, tied ? &shared : nullptr);
-  return b.Finish(c.stem());
+  FRUGAL_ASSIGN_OR_RETURN(s.act, c.ActNamed("feed_forward_proj", act));
+  FRUGAL_ASSIGN_OR_RETURN(bool tied, c.Flag("tie_word_embeddings", true));
+  return BuildEncoderDecoder(c, o, s, tied);
 }
 
 }  // namespace frugal::importers::hf
