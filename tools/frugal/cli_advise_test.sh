@@ -43,4 +43,21 @@ expect_error 1 "fits on no catalog GPU" advise models/hf/gpt3_13.json --batch 8 
 expect_error 1 "batch" advise $M --batch 0 --samples 1000 $P
 expect_error 1 "samples" advise $M --batch 8 --samples -5 $P
 expect_error 1 "provider" advise $M --batch 8 --samples 1000 --providers ibm $P
+# Families that cannot be priced are listed once, with the reason; the
+# configurations counted are the priced ones.
+python3 - "$TMP/a.json" <<'PY' || fail "advise: skipped families"
+import json, sys
+a = json.load(open(sys.argv[1]))
+sk = {(s["provider"], s["family"]): s for s in a["skipped"]}
+assert ("aws", "g5") in sk and "A10G" in sk[("aws", "g5")]["reason"], a["skipped"]
+assert len(sk[("aws", "g5")]["instances"]) == 8
+assert all(c["cost_usd"] is not None for c in a["configs"])
+skipped = {i for s in a["skipped"] for i in s["instances"]}
+assert not skipped & {c["instance"] for c in a["configs"]}
+assert len(sk) == len(a["skipped"]), "a family is listed twice"
+PY
+"$FRUGAL" advise $M --batch 32 --samples 100000 $P >"$TMP/t.out" || fail "advise text"
+grep -q "^skipped: aws g5 (8 instance types): A10G cannot be timed" "$TMP/t.out" ||
+  fail "advise text: no skipped line for g5"
+n=$(grep -c "^skipped: aws g5 " "$TMP/t.out"); [ "$n" -eq 1 ] || fail "g5 skipped $n times"
 echo "cli_advise_test: all checks passed"

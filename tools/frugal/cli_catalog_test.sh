@@ -97,5 +97,22 @@ FRUGAL_CATALOG="$TMP/broken.json" "$FRUGAL" catalog list >/dev/null 2>"$TMP/env.
 [[ $? == 1 ]] || fail "FRUGAL_CATALOG=broken file: want exit 1"
 grep -qF "$TMP/broken.json" "$TMP/env.err" || fail "FRUGAL_CATALOG was not used"
 
+# 9. Family names are listed, and --gpu A100 resolves with a note on stderr.
+run fam catalog list --gpus
+grep -q '^A100 means A100-SXM4-40GB' "$TMP/fam.out" || fail "catalog list: no family-name line for A100"
+grep -q 'SUSTAINED_FP32_TF' "$TMP/fam.out" || fail "catalog list: no sustained column"
+run q perf query linear m=256 n=256 k=256 --gpu A100 --perf-model roofline --json
+[[ "$(rc q)" == 0 ]] || fail "perf query --gpu A100: exit $(rc q): $(cat "$TMP/q.err")"
+grep -q 'frugal: note: "A100" taken as A100-SXM4-40GB' "$TMP/q.err" ||
+  fail "--gpu A100: no note on stderr: $(cat "$TMP/q.err")"
+json_check "$TMP/q.out" 'd["gpu"] == "A100-SXM4-40GB"' || fail "--gpu A100: wrong GPU"
+run q4 perf query linear m=256 n=256 k=256 --gpu L4 --perf-model roofline
+[[ ! -s "$TMP/q4.err" ]] || fail "--gpu L4: unexpected note: $(cat "$TMP/q4.err")"
+
+# 10. An unknown name lists its closest neighbours, not the first GPUs.
+run unk perf query linear m=8 n=8 k=8 --gpu H100-NVL --perf-model roofline
+expect_one_line_error unk "closest: H100-"
+grep -q "K80" "$TMP/unk.err" && fail "unknown GPU lists K80: $(cat "$TMP/unk.err")"
+
 echo "cli_catalog_test: all checks passed"
 exit 0

@@ -58,12 +58,18 @@ void PrintGpus(const Catalog& c) {
                     Num(g.fp16_tensor_tflops), Num(g.bf16_tensor_tflops),
                     Num(g.tf32_tensor_tflops), Num(g.sm_count), Num(g.l2_mib),
                     Num(g.boost_clock_mhz), Num(g.nvlink_gbps),
-                    Num(g.pcie_gen)});
+                    Num(g.pcie_gen), Num(g.sustained_fp32_gemm_tflops)});
   }
   PrintTable({"GPU", "ARCH", "MEM_GIB", "BW_GB/S", "FP32_TF", "FP16_TC_TF",
               "BF16_TC_TF", "TF32_TC_TF", "SMS", "L2_MIB", "BOOST_MHZ",
-              "NVLINK_GB/S", "PCIE"},
+              "NVLINK_GB/S", "PCIE", "SUSTAINED_FP32_TF"},
              rows);
+  // Family names, so users see what "A100" means before they type it.
+  for (const GpuSpec& g : c.gpus()) {
+    for (const std::string& f : g.default_for) {
+      fmt::print("{} means {} unless a full name is given\n", f, g.name);
+    }
+  }
 }
 
 void PrintInstances(const Catalog& c, std::optional<Provider> provider) {

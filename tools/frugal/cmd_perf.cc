@@ -19,6 +19,7 @@
 #include "frugal/perf/dataset.h"
 #include "frugal/perf/eval.h"
 #include "frugal/perf/op_time_model.h"
+#include "gpu_note.h"
 #include "verbs.h"
 
 namespace frugal::cli {
@@ -341,7 +342,8 @@ int RunQuery(const PerfArgs& a) {
   if (!shape.ok()) return ReportError(shape.status());
   Result<Catalog> catalog = OpenCatalog(a);
   if (!catalog.ok()) return ReportError(catalog.status());
-  Result<const GpuSpec*> gpu = catalog->LookupGpu(a.gpu);
+  std::string note;
+  Result<const GpuSpec*> gpu = LookupGpuNoted(*catalog, a.gpu, &note);
   if (!gpu.ok()) return ReportError(gpu.status());
   Result<std::unique_ptr<OpTimeModel>> model = OpenOpTimeModel(a.perf_model);
   if (!model.ok()) return ReportError(model.status());
@@ -352,6 +354,7 @@ int RunQuery(const PerfArgs& a) {
   if (!g.ok()) return ReportError(g.status());
   OpWork w = WorkOf(*shape);
   double roof = RooflineMs(*shape, *g);
+  PrintNote(note);
   if (a.json) {
     PrintJson({{"model", (*model)->name()},
                {"gpu", (*gpu)->name},

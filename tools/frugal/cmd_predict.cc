@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "frugal/base/units.h"
 #include "frugal/perf/iteration.h"
+#include "gpu_note.h"
 #include "model_args.h"
 #include "verbs.h"
 
@@ -111,7 +112,8 @@ int RunPredict(const PredictArgs& a) {
     if (!i.ok()) return ReportError(i.status());
     inst = *i;
   }
-  auto g = m->catalog.LookupGpu(a.gpu.empty() ? inst->gpu : a.gpu);
+  std::string note;
+  auto g = LookupGpuNoted(m->catalog, a.gpu.empty() ? inst->gpu : a.gpu, &note);
   if (!g.ok()) return ReportError(g.status());
   const GpuSpec& gpu = **g;
   if (inst != nullptr && m->catalog.FindGpu(inst->gpu) != &gpu) {
@@ -131,6 +133,7 @@ int RunPredict(const PredictArgs& a) {
   Result<IterationPrediction> p =
       PredictIteration(*m->perf, m->step, m->step_memory_bytes, gpu, io);
   if (!p.ok()) return ReportError(p.status().WithPrefix(a.model.model));
+  PrintNote(note);
   if (a.model.json) {
     PrintJson(ToJson(a, *m, gpu, gpus, io, *p));
   } else {
