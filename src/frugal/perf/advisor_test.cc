@@ -4,6 +4,7 @@
 
 #include "frugal/graph/test_graphs.h"
 #include "frugal/graph/training.h"
+#include "frugal/perf/test_catalog.h"
 
 namespace frugal {
 namespace {
@@ -79,12 +80,8 @@ TEST(Advisor, PricesEveryInstanceAndCountAndMarksThePareto) {
 TEST(Advisor, UnpriceableFamiliesAreSkippedOnceWithTheReason) {
   CatalogData d;
   d.references["test"] = SourceRef{"test", "test", "test", "2026-11-30", "read"};
-  GpuSpec slow;
+  GpuSpec slow = testing::TestGpu();
   slow.name = "Slow";
-  slow.architecture = "turing";
-  slow.mem_gib = 16;
-  slow.mem_bw_gbps = 300;
-  slow.fp32_tflops = 8;
   GpuSpec blank = slow;  // no compute peak: no time model can price it
   blank.name = "Blank";
   blank.fp32_tflops.reset();
@@ -132,11 +129,9 @@ TEST(Advisor, UnpriceableFamiliesAreSkippedOnceWithTheReason) {
 
 TEST(Advisor, NothingPricedNamesEverySkippedFamily) {
   CatalogData d;
-  GpuSpec blank;
+  GpuSpec blank = testing::TestGpu();
   blank.name = "Blank";
-  blank.architecture = "turing";
-  blank.mem_gib = 16;
-  blank.mem_bw_gbps = 300;
+  blank.fp32_tflops.reset();
   d.gpus = {blank};
   InstanceSpec i;
   i.name = "b.1";

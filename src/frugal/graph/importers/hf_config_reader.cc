@@ -169,13 +169,17 @@ Result<int64_t> ConfigReader::Integer(const char* key, int64_t min,
   return static_cast<int64_t>(d);
 }
 
-Result<CoreDims> ReadCoreDims(const ConfigReader& c, const char* ffn_key) {
+Result<CoreDims> ReadCoreDims(const ConfigReader& c, const char* ffn_key,
+                              bool with_vocab) {
   CoreDims d;
   FRUGAL_ASSIGN_OR_RETURN(d.hidden, c.Dim("hidden_size"));
   FRUGAL_ASSIGN_OR_RETURN(d.layers, c.Dim("num_hidden_layers", kMaxLayers));
   FRUGAL_ASSIGN_OR_RETURN(d.heads, c.Dim("num_attention_heads"));
   FRUGAL_ASSIGN_OR_RETURN(d.ffn, c.Dim(ffn_key));
-  FRUGAL_ASSIGN_OR_RETURN(d.vocab, c.Dim("vocab_size"));
+  d.vocab = 0;
+  if (with_vocab) {
+    FRUGAL_ASSIGN_OR_RETURN(d.vocab, c.Dim("vocab_size"));
+  }
   return d;
 }
 

@@ -74,14 +74,16 @@ class ConfigReader {
   std::string path_;
 };
 
-// The sizes that BERT, OPT and LLaMA configs name alike: hidden_size,
+// The sizes that BERT, OPT, LLaMA and ViT configs name alike: hidden_size,
 // num_hidden_layers, num_attention_heads, the feed-forward width (field
-// `ffn_key`) and vocab_size, all required, read in that order.
+// `ffn_key`) and vocab_size, all required, read in that order. Models of
+// images have no vocabulary: `with_vocab` false leaves vocab 0.
 struct CoreDims {
   int64_t hidden, layers, heads, ffn, vocab;
 };
 
-Result<CoreDims> ReadCoreDims(const ConfigReader& c, const char* ffn_key);
+Result<CoreDims> ReadCoreDims(const ConfigReader& c, const char* ffn_key,
+                              bool with_vocab = true);
 
 struct Dims {
   int64_t batch = 1;

@@ -7,6 +7,7 @@
 
 #include "frugal/base/file_io.h"
 #include "frugal/graph/importer.h"
+#include "frugal/graph/importers/hf_test_util.h"
 #include "frugal/graph/importers/importers.h"
 #include "frugal/graph/op_cost.h"
 #include "frugal/graph/test_graphs.h"
@@ -21,9 +22,7 @@ const char* const kConfigs[] = {
 
 // models/hf holds the bundled copies of the shared folder's
 // models/hf-configs, so the tests run from a bare checkout.
-std::string ConfigPath(const std::string& name) {
-  return std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/" + name + ".json";
-}
+std::string ConfigPath(const std::string& name) { return testing::HfConfigPath(name); }
 
 Result<OpGraph> Import(const std::string& name, int64_t batch = 0,
                        int64_t seq = 0) {
@@ -36,10 +35,7 @@ Result<OpGraph> Import(const std::string& name, int64_t batch = 0,
 // Writes a small config to a temporary file and imports it.
 Result<OpGraph> ImportText(const std::string& file, const std::string& text,
                            ImportOptions o = {}) {
-  std::string path = ::testing::TempDir() + file;
-  Status s = WriteStringToFile(path, text);
-  if (!s.ok()) return s;
-  return ImportGraph(path, o, "hf");
+  return testing::ImportHfText(file, text, o);
 }
 
 using testing::FindOp;

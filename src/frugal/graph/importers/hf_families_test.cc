@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "frugal/base/file_io.h"
 #include "frugal/graph/importer.h"
+#include "frugal/graph/importers/hf_test_util.h"
 #include "frugal/graph/importers/importers.h"
 #include "frugal/graph/op_cost.h"
 #include "frugal/graph/test_graphs.h"
@@ -23,16 +23,12 @@ Result<OpGraph> Import(const std::string& name, int64_t batch = 1, int64_t seq =
   o.batch = batch;
   o.seq_len = seq;
   o.head = head;
-  return ImportGraph(std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/" + name + ".json", o,
-                     "hf");
+  return ImportGraph(testing::HfConfigPath(name), o, "hf");
 }
 
 Result<OpGraph> ImportText(const std::string& file, const std::string& text,
                            ImportOptions o = {}) {
-  std::string path = ::testing::TempDir() + file;
-  Status s = WriteStringToFile(path, text);
-  if (!s.ok()) return s;
-  return ImportGraph(path, o, "hf");
+  return testing::ImportHfText(file, text, o);
 }
 
 // Published totals (transformers' num_parameters()) must match within 1%;

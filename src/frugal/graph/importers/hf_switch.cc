@@ -169,6 +169,23 @@ class SwitchBuilder {
   const SwitchConfig& c_;
 };
 
+// The sizes T5Config and SwitchTransformersConfig name alike.
+Status ReadT5Dims(const ConfigReader& c, SwitchConfig* out) {
+  SwitchConfig& s = *out;
+  FRUGAL_ASSIGN_OR_RETURN(s.d_model, c.Dim("d_model"));
+  FRUGAL_ASSIGN_OR_RETURN(s.d_ff, c.Dim("d_ff"));
+  FRUGAL_ASSIGN_OR_RETURN(s.d_kv, c.Dim("d_kv"));
+  FRUGAL_ASSIGN_OR_RETURN(s.heads, c.Dim("num_heads"));
+  FRUGAL_ASSIGN_OR_RETURN(s.vocab, c.Dim("vocab_size"));
+  FRUGAL_ASSIGN_OR_RETURN(s.enc_layers, c.Dim("num_layers", kMaxLayers));
+  FRUGAL_ASSIGN_OR_RETURN(
+      s.dec_layers,
+      c.OptionalDim("num_decoder_layers", s.enc_layers, kMaxLayers));
+  FRUGAL_ASSIGN_OR_RETURN(s.buckets,
+                          c.OptionalDim("relative_attention_num_buckets", 32));
+  return Status::Ok();
+}
+
 // Both stacks on shared embeddings, then the head.
 Result<OpGraph> BuildEncoderDecoder(const ConfigReader& c, const ImportOptions& o,
                                     const SwitchConfig& s, bool tied) {
@@ -200,19 +217,9 @@ Result<OpGraph> BuildEncoderDecoder(const ConfigReader& c, const ImportOptions& 
 
 Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
   SwitchConfig s;
-  FRUGAL_ASSIGN_OR_RETURN(s.d_model, c.Dim("d_model"));
-  FRUGAL_ASSIGN_OR_RETURN(s.d_ff, c.Dim("d_ff"));
-  FRUGAL_ASSIGN_OR_RETURN(s.d_kv, c.Dim("d_kv"));
-  FRUGAL_ASSIGN_OR_RETURN(s.heads, c.Dim("num_heads"));
-  FRUGAL_ASSIGN_OR_RETURN(s.vocab, c.Dim("vocab_size"));
-  FRUGAL_ASSIGN_OR_RETURN(s.enc_layers, c.Dim("num_layers", kMaxLayers));
-  FRUGAL_ASSIGN_OR_RETURN(
-      s.dec_layers,
-      c.OptionalDim("num_decoder_layers", s.enc_layers, kMaxLayers));
+  FRUGAL_RETURN_IF_ERROR(ReadT5Dims(c, &s));
   FRUGAL_ASSIGN_OR_RETURN(s.experts,
                           c.OptionalDim("num_experts", 8, kMaxExperts));
-  FRUGAL_ASSIGN_OR_RETURN(s.buckets,
-                          c.OptionalDim("relative_attention_num_buckets", 32));
   // The config class derives the steps from num_sparse_*_layers, but an
   // explicit *_sparse_step in the file overrides it when loaded.
   auto step = [&](const char* step_key, const char* count_key,
@@ -248,17 +255,7 @@ Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
 Result<OpGraph> BuildT5(const ConfigReader& c, const ImportOptions& o) {
   SwitchConfig s;
   s.model_type = "t5";
-  FRUGAL_ASSIGN_OR_RETURN(s.d_model, c.Dim("d_model"));
-  FRUGAL_ASSIGN_OR_RETURN(s.d_ff, c.Dim("d_ff"));
-  FRUGAL_ASSIGN_OR_RETURN(s.d_kv, c.Dim("d_kv"));
-  FRUGAL_ASSIGN_OR_RETURN(s.heads, c.Dim("num_heads"));
-  FRUGAL_ASSIGN_OR_RETURN(s.vocab, c.Dim("vocab_size"));
-  FRUGAL_ASSIGN_OR_RETURN(s.enc_layers, c.Dim("num_layers", kMaxLayers));
-  FRUGAL_ASSIGN_OR_RETURN(
-      s.dec_layers,
-      c.OptionalDim("num_decoder_layers", s.enc_layers, kMaxLayers));
-  FRUGAL_ASSIGN_OR_RETURN(s.buckets,
-                          c.OptionalDim("relative_attention_num_buckets", 32));
+  FRUGAL_RETURN_IF_ERROR(ReadT5Dims(c, &s));
   s.experts = 0;
   s.enc_step = s.dec_step = 0;
   s.jitter = 0;

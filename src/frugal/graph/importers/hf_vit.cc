@@ -10,10 +10,9 @@
 namespace frugal::importers::hf {
 
 Result<OpGraph> BuildVit(const ConfigReader& c, const ImportOptions& o) {
-  FRUGAL_ASSIGN_OR_RETURN(int64_t h, c.Dim("hidden_size"));
-  FRUGAL_ASSIGN_OR_RETURN(int64_t layers, c.Dim("num_hidden_layers", kMaxLayers));
-  FRUGAL_ASSIGN_OR_RETURN(int64_t heads, c.Dim("num_attention_heads"));
-  FRUGAL_ASSIGN_OR_RETURN(int64_t inter, c.Dim("intermediate_size"));
+  FRUGAL_ASSIGN_OR_RETURN(const CoreDims core,
+                          ReadCoreDims(c, "intermediate_size", /*with_vocab=*/false));
+  const auto [h, layers, heads, inter, no_vocab] = core;
   FRUGAL_ASSIGN_OR_RETURN(int64_t image, c.OptionalDim("image_size", 224));
   FRUGAL_ASSIGN_OR_RETURN(int64_t patch, c.OptionalDim("patch_size", 16));
   FRUGAL_ASSIGN_OR_RETURN(int64_t channels, c.OptionalDim("num_channels", 3));
