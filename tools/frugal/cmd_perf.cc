@@ -363,7 +363,8 @@ int RunQuery(const PerfArgs& a) {
                {"time_ms", (*t)[0]},
                {"roofline_ms", roof},
                {"flops", w.flops},
-               {"bytes", w.bytes}});
+               {"bytes", w.bytes},
+               {"notes", note.empty() ? nlohmann::json::array() : nlohmann::json{note}}});
   } else {
     fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n",
                shape->ToString(), (*gpu)->name, (*t)[0], (*model)->name(),

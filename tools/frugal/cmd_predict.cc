@@ -135,7 +135,9 @@ int RunPredict(const PredictArgs& a) {
   if (!p.ok()) return ReportError(p.status().WithPrefix(a.model.model));
   PrintNote(note);
   if (a.model.json) {
-    PrintJson(ToJson(a, *m, gpu, gpus, io, *p));
+    nlohmann::json j = ToJson(a, *m, gpu, gpus, io, *p);
+    if (!note.empty()) j["notes"].push_back(note);
+    PrintJson(j);
   } else {
     PrintText(a, *m, gpu, gpus, io, *p);
   }
