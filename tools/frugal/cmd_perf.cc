@@ -350,11 +350,11 @@ int RunQuery(const PerfArgs& a) {
   Result<std::vector<double>> t =
       (*model)->PredictMs(std::span<const OpShape>(&*shape, 1), **gpu);
   if (!t.ok()) return ReportError(t.status());
+  PrintNote(note);
   Result<GpuFeatures> g = GpuFeaturesOf(**gpu);
   if (!g.ok()) return ReportError(g.status());
   OpWork w = WorkOf(*shape);
   double roof = RooflineMs(*shape, *g);
-  PrintNote(note);
   if (a.json) {
     PrintJson({{"model", (*model)->name()},
                {"gpu", (*gpu)->name},
@@ -363,8 +363,7 @@ int RunQuery(const PerfArgs& a) {
                {"time_ms", (*t)[0]},
                {"roofline_ms", roof},
                {"flops", w.flops},
-               {"bytes", w.bytes},
-               {"notes", note.empty() ? nlohmann::json::array() : nlohmann::json{note}}});
+               {"bytes", w.bytes}});
   } else {
     fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n",
                shape->ToString(), (*gpu)->name, (*t)[0], (*model)->name(),

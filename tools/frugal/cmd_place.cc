@@ -21,7 +21,6 @@
 #include "frugal/place/chrome_trace.h"
 #include "frugal/place/placement_json.h"
 #include "frugal/place/placer.h"
-#include "gpu_note.h"
 #include "verbs.h"
 
 namespace frugal::cli {
@@ -89,10 +88,8 @@ Result<place::PlacementProblem> LoadProblem(const PlaceArgs& a) {
   if (a.mem_given) po.device_mem_bytes = a.mem_gb * (1ull << 30);
   if (!a.gpu.empty()) {
     FRUGAL_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog(DefaultCatalogPath()));
-    std::string note;
-    FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, LookupGpuNoted(catalog, a.gpu, &note));
+    FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, catalog.LookupGpu(a.gpu));
     FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.perf_model));
-    PrintNote(note);
     if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
       po.device_mem_bytes = spec->mem_gib * (1ull << 30);
     }
