@@ -84,8 +84,8 @@ py 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["makespan_ms"]
 py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["methods"][0]["makespan_ms"] > 0' "$TMP/o.json"
 
 # Bad input: one line, exit 1.
-expect_error 1 "--gpus must be >= 1" place $T/diamond.json --gpus 0
-expect_error 1 "--gpus must be >= 1" place $T/diamond.json
+expect_error 1 "--gpus: must be >= 1, got 0" place $T/diamond.json --gpus 0
+expect_error 2 "--gpus K is required" place $T/diamond.json
 expect_error 1 "cycle" place $T/cycle.json --gpus 2
 expect_error 1 "disconnected" place $T/disconnected.json --gpus 2
 expect_error 1 "negative fpgaLatency" place $T/negative_time.json --gpus 2
@@ -97,7 +97,7 @@ expect_error 1 "topology has 2 devices but --gpus is 4" \
 expect_error 1 "unknown method 'magic'" place $T/diamond.json --gpus 2 --method magic
 expect_error 1 "pass --gpu NAME" place models/resnet50.onnx --gpus 2
 expect_error 1 "nonexistent.json" place $T/nonexistent.json --gpus 2
-expect_error 1 "--time-limit must be > 0" place $T/diamond.json --gpus 2 --time-limit 0
-expect_error 1 "--mem-gb must be > 0" place $T/diamond.json --gpus 2 --mem-gb -1
-expect_error 1 "GRAPH is required" place --gpus 2
+expect_error 1 "--time-limit: must be > 0, got 0" place $T/diamond.json --gpus 2 --time-limit 0
+expect_error 1 "--mem-gb: must be > 0, got -1" place $T/diamond.json --gpus 2 --mem-gb -1
+expect_error 2 "GRAPH is required" place --gpus 2
 echo "cli_place_test: ok"

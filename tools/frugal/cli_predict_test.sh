@@ -63,7 +63,7 @@ expect_error 1 "" predict $M --gpu NoSuchGPU --batch 1 $P
 expect_error 1 "" predict $M --instance no.such.instance --batch 1 $P
 expect_error 1 "" predict $M --gpu T4 --batch 0 $P
 expect_error 1 "" predict $M --gpu T4 --batch -3 $P
-expect_error 1 "" predict $M --batch 1 $P
+expect_error 2 "give --gpu NAME or --instance TYPE" predict $M --batch 1 $P
 expect_error 1 "" predict $M --gpu T4 --batch 1 --perf-model /nonexistent.ubj
 expect_error 1 "" predict $M --instance p3.2xlarge --gpus 4 --batch 1 $P
 expect_error 1 "" predict missing.onnx --gpu T4 --batch 1 $P
