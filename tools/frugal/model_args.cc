@@ -210,7 +210,8 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
     s.step = InferenceGraph(g);
   }
   if (!s.training && !a.optimizer.empty()) {
-    return InvalidArgument(path + ": --optimizer applies to training (drop --infer)");
+    return InvalidArgument(path +
+                           ": --optimizer applies to training steps (give --train, not --infer)");
   }
   s.memory = EstimateStepMemory(s.step);
   return s;

@@ -155,7 +155,8 @@ TEST(StepMemory, InferenceIsTheLivenessPeakNotTheSumOfActivations) {
     for (const auto& t : op.outputs) all_outputs += t.Bytes();
   }
   EXPECT_LT(s.breakdown.inference_peak_activation_bytes, all_outputs);
-  EXPECT_EQ(s.total_bytes, m.param_bytes + m.buffer_bytes + s.breakdown.inference_peak_activation_bytes);
+  EXPECT_EQ(s.total_bytes,
+            m.param_bytes + m.buffer_bytes + s.breakdown.inference_peak_activation_bytes);
 }
 
 TEST(StepMemory, GptInferenceAndTrainingMatchPredict) {
