@@ -60,4 +60,28 @@ PY
 grep -q "^skipped: aws g5 (8 instance types): A10G cannot be timed" "$TMP/t.out" ||
   fail "advise text: no skipped line for g5"
 n=$(grep -c "^skipped: aws g5 " "$TMP/t.out"); [ "$n" -eq 1 ] || fail "g5 skipped $n times"
+
+# A frugal JSON keeps its batch; a profiled graph cannot be re-priced on
+# the GPUs advise compares.
+"$FRUGAL" graph convert models/hf/bert.json "$TMP/b4.json" --batch 4 --seq 32 >/dev/null 2>&1 ||
+  fail "convert bert"
+"$FRUGAL" advise "$TMP/b4.json" --samples 100000 $P --json >"$TMP/j.json" || fail "advise frugal JSON"
+"$FRUGAL" advise models/hf/bert.json --batch 4 --seq 32 --samples 100000 $P --json >"$TMP/h.json" ||
+  fail "advise bert"
+python3 - "$TMP" <<'PY' || fail "advise on a frugal JSON prices its own batch"
+import json, sys
+j, h = (json.load(open(f"{sys.argv[1]}/{n}.json")) for n in ("j", "h"))
+assert j["batch_per_gpu"] == 4 and j["mode"] == "training"
+assert j["recommended"]["cost_usd"] == h["recommended"]["cost_usd"], (j["recommended"], h["recommended"])
+PY
+expect_error 1 "built for batch 4; --batch 32 cannot rescale" advise "$TMP/b4.json" --batch 32 --samples 1000 $P
+expect_error 1 "advise compares GPUs" advise models/graphs/gnmt_training.json --samples 1000
+expect_error 2 "--batch is required" advise $M --samples 1000 $P
+
+# Nonsensical numbers.
+expect_error 1 "--deadline: must be > 0, got 0" advise $M --batch 8 --samples 1000 --deadline 0 $P
+expect_error 1 "--budget: must be a finite number, got nan" advise $M --batch 8 --samples 1000 --budget nan $P
+expect_error 1 "--epochs: must be a finite number, got inf" advise $M --batch 8 --samples 1000 --epochs inf $P
+expect_error 1 "--samples: must be <= 1000000000000000, got 1e300" advise $M --batch 8 --samples 1e300 $P
+expect_error 1 "--max-instances: must be >= 1, got 0" advise $M --batch 8 --samples 1000 --max-instances 0 $P
 echo "cli_advise_test: all checks passed"

@@ -70,11 +70,11 @@ grep -q '"gpus"' "$TMP/gcp.out" && fail "--instances: printed GPUs"
 run gpus catalog list --gpus
 grep -q 'p3.2xlarge' "$TMP/gpus.out" && fail "--gpus: printed instances"
 
-# 5. Usage errors exit 2.
+# 5. Usage errors exit 2; a value a check rejects exits 1.
 run both catalog list --gpus --instances
 [[ "$(rc both)" == 2 ]] || fail "--gpus --instances: exit $(rc both), want 2"
 run badprov catalog list --provider oracle
-[[ "$(rc badprov)" == 2 ]] || fail "--provider oracle: exit $(rc badprov), want 2"
+[[ "$(rc badprov)" == 1 ]] || fail "--provider oracle: exit $(rc badprov), want 1 (a bad value)"
 
 # 6. A missing catalog is one line on stderr and exit 1.
 run missing catalog list --catalog /nonexistent

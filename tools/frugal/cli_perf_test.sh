@@ -100,7 +100,7 @@ json_get "$TMP/evalcal.json" '[r["median_ape_pct"] for r in d["rows"] if r["spli
   grep -q True || fail "eval --calibrate: calibrated roofline should be within 20%"
 "$FRUGAL" perf eval --model roofline --split logo --calibrate 5 --data "$TMP/data" |
   grep -q "CAL_MEDIAN_APE%" || fail "eval --calibrate table lacks CAL_ columns"
-expect_error 1 "--calibrate must be >= 0" perf eval --model roofline --calibrate -1 --data "$TMP/data"
+expect_error 1 "--calibrate: must be >= 0, got -1" perf eval --model roofline --calibrate -1 --data "$TMP/data"
 
 # calibrate: roofline scaled to the measured T4 rows; the file applies it again.
 mkdir -p "$TMP/t4"

@@ -84,8 +84,8 @@ py 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["makespan_ms"]
 py 'import json,sys; d=json.load(open(sys.argv[1])); assert d["methods"][0]["makespan_ms"] > 0' "$TMP/o.json"
 
 # Bad input: one line, exit 1.
-expect_error 1 "--gpus must be >= 1" place $T/diamond.json --gpus 0
-expect_error 1 "--gpus must be >= 1" place $T/diamond.json
+expect_error 1 "--gpus: must be >= 1, got 0" place $T/diamond.json --gpus 0
+expect_error 2 "--gpus K is required" place $T/diamond.json
 expect_error 1 "cycle" place $T/cycle.json --gpus 2
 expect_error 1 "disconnected" place $T/disconnected.json --gpus 2
 expect_error 1 "negative fpgaLatency" place $T/negative_time.json --gpus 2
@@ -97,7 +97,54 @@ expect_error 1 "topology has 2 devices but --gpus is 4" \
 expect_error 1 "unknown method 'magic'" place $T/diamond.json --gpus 2 --method magic
 expect_error 1 "pass --gpu NAME" place models/resnet50.onnx --gpus 2
 expect_error 1 "nonexistent.json" place $T/nonexistent.json --gpus 2
-expect_error 1 "--time-limit must be > 0" place $T/diamond.json --gpus 2 --time-limit 0
-expect_error 1 "--mem-gb must be > 0" place $T/diamond.json --gpus 2 --mem-gb -1
-expect_error 1 "GRAPH is required" place --gpus 2
+expect_error 1 "--time-limit: must be > 0, got 0" place $T/diamond.json --gpus 2 --time-limit 0
+expect_error 1 "--mem-gb: must be > 0, got -1" place $T/diamond.json --gpus 2 --mem-gb -1
+expect_error 2 "GRAPH is required" place --gpus 2
+
+# ONNX and HF models directly, with the memory predict reports for the
+# same graph, batch and mode (inference: the liveness peak).
+B=models/hf/bert.json
+P="--perf-model roofline"
+for mode in infer train; do
+  "$FRUGAL" place $B --batch 2 --seq 32 --$mode --gpus 2 --gpu T4 $P --method m-etf --json \
+    >"$TMP/pl_$mode.json" || fail "place bert --$mode"
+  "$FRUGAL" predict $B --batch 2 --seq 32 --$mode --gpu T4 $P --json >"$TMP/pr_$mode.json" ||
+    fail "predict bert --$mode"
+done
+"$FRUGAL" place $B --batch 2 --seq 32 --gpus 2 --gpu T4 $P --method m-etf --json >"$TMP/pl_def.json" ||
+  fail "place bert (default mode)"
+"$FRUGAL" place models/resnet50.onnx --batch 2 --train --gpus 2 --gpu T4 $P --method m-etf --json \
+  >"$TMP/pl_onnx.json" || fail "place onnx --batch --train"
+python3 - "$TMP" <<'PY' || fail "place memory = predict memory"
+import json, sys
+d = sys.argv[1]
+for mode, name in (("infer", "inference"), ("train", "training")):
+    pl = json.load(open(f"{d}/pl_{mode}.json")); pr = json.load(open(f"{d}/pr_{mode}.json"))
+    assert pl["mode"] == pr["mode"] == name, (pl["mode"], pr["mode"])
+    assert pl["memory_bytes"] == pr["memory_bytes"], (mode, pl["memory_bytes"], pr["memory_bytes"])
+    assert pl["batch"] == 2
+inf, tr = (json.load(open(f"{d}/pl_{m}.json")) for m in ("infer", "train"))
+assert inf["memory_bytes"] < tr["memory_bytes"]
+assert json.load(open(f"{d}/pl_def.json"))["memory_bytes"] == inf["memory_bytes"]  # forward graphs: inference
+o = json.load(open(f"{d}/pl_onnx.json"))
+assert o["mode"] == "training" and o["batch"] == 2 and o["ops"] > 300, (o["mode"], o["ops"])
+# T4's 16 GiB less the 1 GiB predict's fit check reserves.
+assert inf["device_mem_bytes"] == 15 * 2**30, inf["device_mem_bytes"]
+PY
+"$FRUGAL" place $B --batch 2 --seq 32 --gpus 2 --gpu T4 $P --method m-etf | grep -q "inference step, batch 2:" ||
+  fail "place text lacks the step memory"
+
+# Profiled graphs: --gpu / --perf-model / --batch / --infer cannot apply.
+G=models/graphs/gnmt_training.json
+expect_error 1 "--gpu cannot apply" place $G --gpus 2 --gpu V100-SXM2-16GB
+expect_error 1 "--perf-model needs --gpu" place $G --gpus 2 --perf-model roofline
+expect_error 1 "--batch 4 cannot rescale it" place $G --gpus 2 --batch 4
+expect_error 1 "--infer cannot be priced from it" place $G --gpus 2 --infer
+expect_error 1 "--seq applies to HF configs" place models/resnet50.onnx --gpus 2 --gpu T4 --seq 4
+
+# Nonsensical numbers.
+expect_error 1 "--threads: must be >= 1, got 0" place $T/diamond.json --gpus 2 --threads 0
+expect_error 1 "--time-limit: must be a finite number, got nan" place $T/diamond.json --gpus 2 --time-limit nan
+expect_error 1 "--mem-gb: must be a finite number, got inf" place $T/diamond.json --gpus 2 --mem-gb inf
+expect_error 1 "--gpus: must be <= 4096" place $T/diamond.json --gpus 100000
 echo "cli_place_test: ok"

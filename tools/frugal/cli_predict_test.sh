@@ -63,8 +63,71 @@ expect_error 1 "" predict $M --gpu NoSuchGPU --batch 1 $P
 expect_error 1 "" predict $M --instance no.such.instance --batch 1 $P
 expect_error 1 "" predict $M --gpu T4 --batch 0 $P
 expect_error 1 "" predict $M --gpu T4 --batch -3 $P
-expect_error 1 "" predict $M --batch 1 $P
+expect_error 2 "give --gpu NAME or --instance TYPE" predict $M --batch 1 $P
 expect_error 1 "" predict $M --gpu T4 --batch 1 --perf-model /nonexistent.ubj
 expect_error 1 "" predict $M --instance p3.2xlarge --gpus 4 --batch 1 $P
 expect_error 1 "" predict missing.onnx --gpu T4 --batch 1 $P
+
+# Fixed-size graphs: a frugal JSON keeps the batch it was built with; a
+# --batch / --seq it cannot honour is refused, never ignored.
+B=models/hf/bert.json
+"$FRUGAL" graph convert $B "$TMP/b2.json" --batch 2 --seq 32 >/dev/null 2>&1 || fail "convert bert"
+"$FRUGAL" graph convert $B "$TMP/b2t.json" --batch 2 --seq 32 --train --optimizer sgd >/dev/null 2>&1 ||
+  fail "convert bert --train"
+"$FRUGAL" predict "$TMP/b2.json" --gpu T4 $P --json >"$TMP/j_train.json" || fail "predict frugal JSON"
+"$FRUGAL" predict "$TMP/b2.json" --gpu T4 --batch 2 --infer $P --json >"$TMP/j_inf.json" ||
+  fail "predict frugal JSON --batch as built"
+"$FRUGAL" predict "$TMP/b2t.json" --gpu T4 --infer $P --json >"$TMP/jt_inf.json" ||
+  fail "predict --infer on a training graph"
+"$FRUGAL" predict "$TMP/b2t.json" --gpu T4 $P --json >"$TMP/jt_train.json" || fail "predict training JSON"
+"$FRUGAL" predict $B --gpu T4 --batch 2 --seq 32 --infer $P --json >"$TMP/h_inf.json" || fail "bert infer"
+"$FRUGAL" predict $B --gpu T4 --batch 2 --seq 32 --optimizer sgd $P --json >"$TMP/h_sgd.json" ||
+  fail "bert sgd"
+python3 - "$TMP" <<'PY' || fail "frugal JSON re-derivation"
+import json, sys
+d = sys.argv[1]
+j = {n: json.load(open(f"{d}/{n}.json")) for n in ("j_train", "j_inf", "jt_inf", "jt_train", "h_inf", "h_sgd")}
+assert j["j_train"]["batch_per_gpu"] == 2 and j["j_train"]["mode"] == "training", j["j_train"]["mode"]
+assert j["j_train"]["backward_ms"] > 0 and j["j_inf"]["backward_ms"] == 0
+# The forward part of a training graph prices like the forward graph.
+assert j["jt_inf"]["mode"] == "inference"
+assert j["jt_inf"]["memory_bytes"] == j["h_inf"]["memory_bytes"] == j["j_inf"]["memory_bytes"]
+assert abs(j["jt_inf"]["iteration_ms"] - j["h_inf"]["iteration_ms"]) < 1e-6 * j["h_inf"]["iteration_ms"]
+# A training graph keeps the optimizer it was built with (sgd: no state).
+assert j["jt_train"]["memory_bytes"] == j["h_sgd"]["memory_bytes"]
+assert j["j_train"]["memory_bytes"] > j["jt_train"]["memory_bytes"]  # adam's moments
+PY
+expect_error 1 "built for batch 2; --batch 8 cannot rescale" predict "$TMP/b2.json" --gpu T4 --batch 8 $P
+expect_error 1 "--seq applies to HF configs" predict "$TMP/b2.json" --gpu T4 --seq 64 $P
+expect_error 1 "built with optimizer sgd; --optimizer adam cannot change it" \
+  predict "$TMP/b2t.json" --gpu T4 --optimizer adam $P
+expect_error 1 "--optimizer applies to training" predict $B --gpu T4 --batch 1 --infer --optimizer sgd $P
+expect_error 1 "--dim applies to ONNX models" predict $B --gpu T4 --batch 1 --dim seq=8 $P
+expect_error 1 "--seq applies to HF configs; set an ONNX model's symbolic dims with --dim" \
+  predict models/resnet50.onnx --gpu T4 --batch 1 --seq 8 $P
+expect_error 1 "--head applies to HF configs" predict models/resnet50.onnx --gpu T4 --batch 1 --head lm $P
+expect_error 1 "--dim 'seq': expected NAME=VALUE" predict models/resnet50.onnx --gpu T4 --batch 1 --dim seq $P
+expect_error 1 "--dim h: value must be an integer" predict models/resnet50.onnx --gpu T4 --batch 1 --dim h=0 $P
+expect_error 1 "--dim h is given twice" predict models/resnet50.onnx --gpu T4 --batch 1 --dim h=4 --dim h=5 $P
+expect_error 2 "--batch is required for ONNX and HF models" predict models/resnet50.onnx --gpu T4 $P
+
+# Profiled graphs: times measured on one GPU; no rescaling, no re-pricing.
+G=models/graphs/gnmt_training.json
+"$FRUGAL" predict $G --gpu V100-SXM2-16GB --json >"$TMP/gnmt.json" || fail "predict profiled"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["op_times"] == "measured" and d["batch_per_gpu"] is None, d["op_times"]' "$TMP/gnmt.json" || fail "profiled fields"
+"$FRUGAL" predict $G --gpu V100-SXM2-16GB | grep -q "op times measured by the profile" || fail "profiled text"
+expect_error 1 "measured on a GPU with 16.0 GiB" predict $G --gpu A100-SXM4-80GB
+expect_error 1 "--batch 64 cannot rescale it" predict $G --gpu V100-SXM2-16GB --batch 64
+expect_error 1 "--infer cannot be priced from it" predict $G --gpu V100-SXM2-16GB --infer
+expect_error 1 "--fused cannot apply" predict $G --gpu V100-SXM2-16GB --fused
+
+# Nonsensical numbers: one line, exit 1.
+expect_error 1 "--seq: must be >= 1, got -1" predict $M --gpu T4 --batch 1 --seq -1 $P
+expect_error 1 "--batch: must be a finite number, got nan" predict $M --gpu T4 --batch nan $P
+expect_error 1 "--batch: must be <= 16777216" predict $M --gpu T4 --batch 1e12 $P
+expect_error 1 "--gpus: must be >= 1, got 0" predict $M --gpu T4 --batch 1 --gpus 0 $P
+expect_error 1 "--instances: must be >= 1, got 0" predict $M --instance p3.2xlarge --batch 1 --instances 0 $P
+expect_error 1 "--top: must be >= 0" predict $M --gpu T4 --batch 1 --top -1 $P
+expect_error 2 "--instances needs --instance" predict $M --gpu T4 --batch 1 --instances 2 $P
+expect_error 2 "--batch" predict $M --gpu T4 --batch abc $P
 echo "cli_predict_test: all checks passed"

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -15,8 +16,25 @@
 
 namespace frugal::cli {
 
-// Prints "frugal: error: <message>" on one line to stderr; returns 1.
+// A Status whose message starts with this is a usage error (a missing
+// argument, flags that do not go together): exit 2, not 1.
+inline constexpr const char* kUsagePrefix = "usage: ";
+
+// Prints "frugal: error: <message>" on one line to stderr; returns 1, or 2
+// for a usage error (the prefix is not printed).
 int ReportError(const Status& status);
+
+// Prints a usage error as ReportError does; returns 2.
+int ReportUsage(const std::string& message);
+
+// Checks for numeric flags (`->check(NumberIn(0, 1e6, true))`): the value
+// must be a finite number in [lo, hi] (lo excluded when `lo_open`), else
+// "--flag: must be ..., got V". main.cc reports a failed check as a bad
+// value: one line, exit 1. Text that is no number at all is left to CLI11's
+// conversion (a usage error, exit 2).
+CLI::Validator NumberIn(double lo, double hi, bool lo_open = false);
+// The same for integer flags (the bounds print as integers).
+CLI::Validator IntIn(int64_t lo, int64_t hi);
 
 // Prints a JSON document to stdout, indented, with a trailing newline.
 void PrintJson(const nlohmann::json& j);

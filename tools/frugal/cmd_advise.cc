@@ -102,18 +102,26 @@ int RunAdvise(const AdviseArgs& a) {
     if (!prov) return ReportError(InvalidArgument("unknown provider '" + p + "' (aws, gcp, azure)"));
     opts.providers.push_back(*prov);
   }
-  if (a.deadline < 0) return ReportError(InvalidArgument("--deadline must be > 0 hours"));
-  if (a.budget < 0) return ReportError(InvalidArgument("--budget must be > 0 USD"));
   if (a.deadline > 0) opts.deadline_hours = a.deadline;
   if (a.budget > 0) opts.budget_usd = a.budget;
   opts.max_instances = a.max_instances;
   Result<LoadedModel> m = LoadModel(a.model);
   if (!m.ok()) return ReportError(m.status());
+  if (m->s.measured) {
+    return ReportError(InvalidArgument(
+        a.model.model + ": its op times were measured on one GPU and its profiled ops cannot "
+                        "be re-priced on others; advise compares GPUs (use predict)"));
+  }
+  if (m->s.batch <= 0) {
+    return ReportError(InvalidArgument(a.model.model + ": the graph does not record its "
+                                                       "batch, so steps per epoch are unknown"));
+  }
   JobSpec job;
   job.samples = a.samples;
   job.epochs = a.epochs;
-  job.batch_per_gpu = a.model.batch;
-  Result<Advice> adv = Advise(*m->perf, m->step, m->step_memory_bytes, m->catalog, job, opts);
+  job.batch_per_gpu = m->s.batch;
+  Result<Advice> adv =
+      Advise(*m->perf, m->s.step, m->s.memory.total_bytes, m->catalog, job, opts);
   if (!adv.ok()) return ReportError(adv.status().WithPrefix(a.model.model));
   if (a.model.json) {
     nlohmann::json configs = nlohmann::json::array();
@@ -131,7 +139,8 @@ int RunAdvise(const AdviseArgs& a) {
       return i < 0 ? nlohmann::json() : ConfigJson(adv->configs[i], i, *adv);
     };
     PrintJson({{"model", a.model.model},
-               {"batch_per_gpu", a.model.batch},
+               {"batch_per_gpu", m->s.batch},
+               {"mode", m->s.training ? "training" : "inference"},
                {"samples", a.samples},
                {"epochs", a.epochs},
                {"perf_model", m->perf->name()},
@@ -156,15 +165,24 @@ int RunAdvise(const AdviseArgs& a) {
 void SetupAdvise(CLI::App& sub, int* exit_code) {
   auto a = std::make_shared<AdviseArgs>();
   AddModelArgs(&sub, &a->model);
-  sub.add_option("--samples", a->samples, "Training samples per epoch")->required();
-  sub.add_option("--epochs", a->epochs, "Epochs")->capture_default_str();
-  sub.add_option("--deadline", a->deadline, "Finish within HOURS: cheapest that does");
-  sub.add_option("--budget", a->budget, "Spend at most USD: fastest that does");
+  sub.add_option("--samples", a->samples, "Training samples per epoch")
+      ->required()
+      ->check(NumberIn(0, 1e15, true));
+  sub.add_option("--epochs", a->epochs, "Epochs")
+      ->capture_default_str()
+      ->check(NumberIn(0, 1e6, true));
+  sub.add_option("--deadline", a->deadline, "Finish within HOURS: cheapest that does")
+      ->check(NumberIn(0, 1e6, true));
+  sub.add_option("--budget", a->budget, "Spend at most USD: fastest that does")
+      ->check(NumberIn(0, 1e12, true));
   sub.add_option("--providers", a->providers, "Comma list of aws, gcp, azure")
       ->capture_default_str();
   sub.add_option("--max-instances", a->max_instances, "Instances of one type, 1..N")
-      ->capture_default_str();
-  sub.add_option("--top", a->top, "Rows besides the Pareto frontier")->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(1, 1024));
+  sub.add_option("--top", a->top, "Rows besides the Pareto frontier")
+      ->capture_default_str()
+      ->check(IntIn(0, 1000000));
   sub.callback([a, exit_code] { *exit_code = RunAdvise(*a); });
 }
 

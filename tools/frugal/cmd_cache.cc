@@ -52,7 +52,6 @@ nlohmann::json TraceJson(const RequestTrace& t) {
 }
 
 int RunSimulate(const SimulateArgs& a) {
-  if (a.threads < 0) return ReportError(InvalidArgument("--threads must be >= 0"));
   Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
   if (!t.ok()) return ReportError(t.status());
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
@@ -155,7 +154,6 @@ int RunInfo(const std::string& trace, const std::string& format, bool json) {
 // Times SimulateOne on one thread (the trace is loaded once, outside the
 // clock); reports the best of `repeat` passes.
 int RunSpeed(const SimulateArgs& a, int repeat) {
-  if (repeat < 1) return ReportError(InvalidArgument("--repeat must be >= 1"));
   Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
   if (!t.ok()) return ReportError(t.status());
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
@@ -220,13 +218,19 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   sim->add_option("--format", sa->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
   sim->add_flag("--json", sa->json, "Machine-readable output");
   sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
-  sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")->capture_default_str();
+  sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(IntIn(0, 1024));
   sim->add_option("--seed", sa->seed, "Seed for randomised and learned policies")->capture_default_str();
   sim->add_option("--remote-gbps", sa->throughput.remote_gbps, "Remote storage bandwidth, GB/s")
-      ->capture_default_str();
-  sim->add_option("--cache-gbps", sa->throughput.cache_gbps, "Cache tier bandwidth, GB/s")->capture_default_str();
+      ->capture_default_str()
+      ->check(NumberIn(0, 1e6, true));
+  sim->add_option("--cache-gbps", sa->throughput.cache_gbps, "Cache tier bandwidth, GB/s")
+      ->capture_default_str()
+      ->check(NumberIn(0, 1e6, true));
   sim->add_option("--compute-gbps", sa->throughput.compute_gbps, "Pipeline compute rate, GB/s of input")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NumberIn(0, 1e6, true));
   sim->callback([sa, exit_code] { *exit_code = RunSimulate(*sa); });
 
   auto ga = std::make_shared<GenArgs>();
@@ -258,7 +262,9 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   speed->add_option("--policy", pa->policy, "Policy name")->capture_default_str();
   speed->add_option("--size", pa->size, "Cache size (the first of a list)")->capture_default_str();
   speed->add_option("--format", pa->format, "Trace format")->capture_default_str();
-  speed->add_option("--repeat", *repeat, "Passes; the best is reported")->capture_default_str();
+  speed->add_option("--repeat", *repeat, "Passes; the best is reported")
+      ->capture_default_str()
+      ->check(IntIn(1, 1000000));
   speed->add_flag("--json", pa->json, "Machine-readable output");
   speed->callback([pa, repeat, exit_code] { *exit_code = RunSpeed(*pa, *repeat); });
 

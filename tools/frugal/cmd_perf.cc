@@ -201,7 +201,6 @@ int RunEval(const PerfArgs& a) {
   } else {
     return ReportError(NewOpTimeModel(a.model).status());
   }
-  if (a.calibrate < 0) return ReportError(InvalidArgument("--calibrate must be >= 0"));
   EvalOptions opts;
   opts.seed = a.seed;
   opts.train = TrainOpts(a);
@@ -315,6 +314,11 @@ Result<OpShape> ParseShape(const std::string& op_name,
       {"image", &OpShape::image},
       {"stride", &OpShape::stride},
       {"padding", &OpShape::padding}};
+  // The dims each op kind has; a dim it lacks is an error, not ignored.
+  const std::string used =
+      s.op == PerfOp::kConv ? "b cin cout kernel image stride padding"
+      : s.op == PerfOp::kLinear || s.op == PerfOp::kBmm ? "b m n k"
+                                                        : "b h";
   for (const auto& d : dims) {
     size_t eq = d.find('=');
     auto it = fields.find(d.substr(0, eq));
@@ -323,6 +327,10 @@ Result<OpShape> ParseShape(const std::string& op_name,
           "bad dimension '" + d +
           "' (expected NAME=VALUE, NAME one of b m n k h cin cout "
           "kernel image stride padding)");
+    }
+    if ((" " + used + " ").find(" " + it->first + " ") == std::string::npos) {
+      return InvalidArgument(fmt::format("dimension '{}' does not apply to {} (its dims: {})",
+                                         it->first, op_name, used));
     }
     try {
       size_t used = 0;
@@ -340,6 +348,13 @@ Result<OpShape> ParseShape(const std::string& op_name,
 int RunQuery(const PerfArgs& a) {
   Result<OpShape> shape = ParseShape(a.op, a.dims);
   if (!shape.ok()) return ReportError(shape.status());
+  // A linear layer has no batch dim (out[m,n] = in[m,k] W[k,n]; the
+  // timings have b = 1): b=B prices B independent launches of the op.
+  int64_t launches = 1;
+  if (shape->op == PerfOp::kLinear && shape->b > 1) {
+    launches = shape->b;
+    shape->b = 1;
+  }
   Result<Catalog> catalog = OpenCatalog(a);
   if (!catalog.ok()) return ReportError(catalog.status());
   std::string note;
@@ -354,20 +369,24 @@ int RunQuery(const PerfArgs& a) {
   Result<GpuFeatures> g = GpuFeaturesOf(**gpu);
   if (!g.ok()) return ReportError(g.status());
   OpWork w = WorkOf(*shape);
-  double roof = RooflineMs(*shape, *g);
+  const double n = static_cast<double>(launches);
+  const double time_ms = n * (*t)[0];
+  const double roof = n * RooflineMs(*shape, *g);
+  const std::string what =
+      launches > 1 ? fmt::format("{} x [{}]", launches, shape->ToString()) : shape->ToString();
   if (a.json) {
     PrintJson({{"model", (*model)->name()},
                {"gpu", (*gpu)->name},
                {"op", PerfOpName(shape->op)},
                {"shape", shape->ToString()},
-               {"time_ms", (*t)[0]},
+               {"launches", launches},
+               {"time_ms", time_ms},
                {"roofline_ms", roof},
-               {"flops", w.flops},
-               {"bytes", w.bytes}});
+               {"flops", n * w.flops},
+               {"bytes", n * w.bytes}});
   } else {
-    fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n",
-               shape->ToString(), (*gpu)->name, (*t)[0], (*model)->name(),
-               roof);
+    fmt::print("{} on {}: {:.4f} ms ({} model; roofline {:.4f} ms)\n", what, (*gpu)->name,
+               time_ms, (*model)->name(), roof);
   }
   return 0;
 }
@@ -381,17 +400,22 @@ void AddCommon(CLI::App* cmd, PerfArgs* a) {
   cmd->add_option("--seed", a->seed, "Seed for subsampling, splits and trees")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Training threads")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(1, 1024));
   cmd->add_option("--max-rows-per-group", a->max_rows,
                   "Most training rows per (op, GPU); 0 = all")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(0, int64_t{1} << 40));
   cmd->add_option("--rounds", a->train.rounds,
                   "learned: boosting rounds per op type")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(1, 100000));
   cmd->add_option("--max-depth", a->train.max_depth, "learned: tree depth")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(1, 64));
   cmd->add_option("--eta", a->train.eta, "learned: learning rate")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NumberIn(0, 1, true));
 }
 
 }  // namespace
@@ -426,7 +450,8 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
   eval->add_option("--calibrate", args->calibrate,
                    "Also score leave-one-GPU-out after calibrating on N "
                    "measured rows per op type of the held-out GPU (CAL_*)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(0, 1000000));
   eval->add_flag("--json", args->json, "JSON output");
   AddCommon(eval, args.get());
   eval->callback([args, exit_code] { *exit_code = RunEval(*args); });

@@ -21,6 +21,7 @@
 #include "frugal/place/chrome_trace.h"
 #include "frugal/place/placement_json.h"
 #include "frugal/place/placer.h"
+#include "model_args.h"
 #include "verbs.h"
 
 namespace frugal::cli {
@@ -31,13 +32,12 @@ using place::PlaceOutcome;
 using place::SolveStatus;
 
 struct PlaceArgs {
-  std::string graph;
+  ModelArgs model;  // GRAPH, sizes and mode; model.perf_model for --gpu
   int gpus = 0;
   std::string topology = "nvlink";
   double mem_gb = -1;
   bool mem_given = false;
   std::string gpu;
-  std::string perf_model;  // empty: the bundled learned model
   double time_limit_s = 60;
   std::string method = "all";
   std::string out;
@@ -73,47 +73,61 @@ struct MethodRun {
   double seconds = 0;
 };
 
-Result<place::PlacementProblem> LoadProblem(const PlaceArgs& a) {
-  if (a.gpus < 1) {
-    return InvalidArgument("--gpus must be >= 1, got " + std::to_string(a.gpus));
-  }
-  if (!(a.time_limit_s > 0)) return InvalidArgument("--time-limit must be > 0 seconds");
-  if (a.mem_given && !(a.mem_gb > 0)) {
-    return InvalidArgument("--mem-gb must be > 0, got " + fmt::format("{}", a.mem_gb));
-  }
-  FRUGAL_ASSIGN_OR_RETURN(OpGraph g, ImportGraph(a.graph));
+struct LoadedProblem {
+  LoadedStep step;
+  place::PlacementProblem problem;
+};
+
+// The step is priced with the one memory model predict uses
+// (EstimateStepMemory); a GPU taken from the catalog keeps the framework's
+// reserve free, as predict's fit check does.
+Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
+  const std::string& path = a.model.model;
+  FRUGAL_ASSIGN_OR_RETURN(LoadedStep s,
+                          LoadStep(a.model, {.train_by_default = false, .batch_required = false}));
+  OpGraph& g = s.step;
   place::ProblemOptions po;
   po.num_devices = a.gpus;
   FRUGAL_ASSIGN_OR_RETURN(po.topology, place::MakeTopology(a.topology, a.gpus));
   if (a.mem_given) po.device_mem_bytes = a.mem_gb * (1ull << 30);
   if (!a.gpu.empty()) {
+    if (!NeedsOpTimes(g)) {
+      return InvalidArgument(path + ": every op has a measured time and profiled ops cannot "
+                                    "be re-priced, so --gpu cannot apply (set memory with "
+                                    "--mem-gb)");
+    }
     FRUGAL_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog(DefaultCatalogPath()));
     FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, catalog.LookupGpu(a.gpu));
-    FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.perf_model));
+    FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.model.perf_model));
     if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
-      po.device_mem_bytes = spec->mem_gib * (1ull << 30);
+      po.device_mem_bytes = spec->mem_gib * (1ull << 30) - IterationOptions{}.reserved_bytes;
     }
   } else if (NeedsOpTimes(g)) {
-    return InvalidArgument(a.graph + ": ops have no measured times; pass --gpu NAME to "
-                           "predict them");
+    return InvalidArgument(path + ": ops have no measured times; pass --gpu NAME to "
+                                  "predict them");
+  } else if (!a.model.perf_model.empty()) {
+    return InvalidArgument(path + ": --perf-model needs --gpu (every op has a measured time)");
   }
   Result<place::PlacementProblem> p = place::BuildProblem(g, po);
-  if (!p.ok() && p.status().message().rfind(a.graph, 0) != 0) {
-    return p.status().WithPrefix(a.graph);
+  if (!p.ok()) {
+    return p.status().message().rfind(path, 0) == 0 ? p.status() : p.status().WithPrefix(path);
   }
-  return p;
+  return LoadedProblem{std::move(s), std::move(p).value()};
 }
 
 int RunPlace(const PlaceArgs& a) {
   if (a.method == "list") return ListMethods(a.json);
-  if (a.graph.empty()) return ReportError(InvalidArgument("GRAPH is required"));
+  if (a.model.model.empty()) return ReportUsage("GRAPH is required");
+  if (a.gpus == 0) return ReportUsage("--gpus K is required");
   if (a.method != "all" && !FindRow(place::Placers(), a.method)) {
     return ReportError(NotFound("unknown method '" + a.method + "' (expected all, list, " +
                                 RowNames(place::Placers()) + ")"));
   }
-  Result<place::PlacementProblem> pr = LoadProblem(a);
+  Result<LoadedProblem> pr = LoadProblem(a);
   if (!pr.ok()) return ReportError(pr.status());
-  const place::PlacementProblem& p = *pr;
+  const place::PlacementProblem& p = pr->problem;
+  const LoadedStep& step = pr->step;
+  const char* mode = step.training ? "training" : "inference";
   bool progress = !a.json && isatty(fileno(stderr));
 
   PlaceOptions opts;
@@ -161,7 +175,7 @@ int RunPlace(const PlaceArgs& a) {
   }
   if (!best) {
     std::string why = runs.size() == 1 ? ": " + runs[0].outcome.note : "";
-    return ReportError(InvalidArgument(a.graph + ": no method found a placement that fits in "
+    return ReportError(InvalidArgument(a.model.model + ": no method found a placement that fits in "
                                        "device memory" + why));
   }
   if (!a.out.empty()) {
@@ -179,6 +193,9 @@ int RunPlace(const PlaceArgs& a) {
     j["ops"] = p.num_ops();
     j["gpus"] = p.num_devices;
     j["topology"] = p.topology.name;
+    j["mode"] = mode;
+    j["batch"] = step.batch > 0 ? nlohmann::json(step.batch) : nlohmann::json();
+    j["memory_bytes"] = p.total_mem_bytes();
     if (!std::isinf(p.device_mem_bytes[0])) j["device_mem_bytes"] = p.device_mem_bytes[0];
     j["lower_bound_ms"] = lower;
     j["lower_bounds"] = {{"critical_path_ms", lb.critical_path_ms},
@@ -213,6 +230,10 @@ int RunPlace(const PlaceArgs& a) {
                         : fmt::format("{:.2f} GiB", p.device_mem_bytes[0] / (1ull << 30));
   std::fputs(fmt::format("{}: {} ops on {} GPUs, {} topology, {} per GPU\n", p.name,
                          p.num_ops(), p.num_devices, p.topology.name, mem).c_str(), stdout);
+  std::fputs(fmt::format("{} step{}: {:.2f} GiB in all\n", mode,
+                         step.batch > 0 ? fmt::format(", batch {}", step.batch) : "",
+                         static_cast<double>(p.total_mem_bytes()) / (1ull << 30)).c_str(),
+             stdout);
   std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}, "
                          "comm {:.3f}, memory path {:.3f}, chain {:.3f}{})\n\n",
                          lower, lb.critical_path_ms, lb.work_per_device_ms, lb.comm_ms,
@@ -240,27 +261,30 @@ int RunPlace(const PlaceArgs& a) {
 
 void SetupPlace(CLI::App& sub, int* exit_code) {
   auto a = std::make_shared<PlaceArgs>();
-  sub.add_option("GRAPH", a->graph,
-                 "dnn-partitioning JSON, ONNX model, HF config.json or frugal JSON");
-  sub.add_option("--gpus", a->gpus, "Number of GPUs K (>= 1)");
+  AddStepArgs(&sub, &a->model, "GRAPH", false);
+  sub.add_option("--gpus", a->gpus, "Number of GPUs K (>= 1)")->check(IntIn(1, 4096));
   sub.add_option("--topology", a->topology, "nvlink, pcie or a topology JSON file")
       ->capture_default_str();
   CLI::Option* mem = sub.add_option("--mem-gb", a->mem_gb,
                  "Memory per GPU in GiB (default: the graph's maxSizePerFPGA, else the "
-                 "--gpu's, else unlimited)");
+                 "--gpu's less 1 GiB reserved, as predict, else unlimited)");
+  mem->check(NumberIn(0, 1e6, true));
   sub.add_option("--gpu", a->gpu, "Catalog GPU on which Ceer predicts op times for graphs "
                                   "without measured times");
-  sub.add_option("--perf-model", a->perf_model,
+  sub.add_option("--perf-model", a->model.perf_model,
                  "Op-time model for --gpu: a file from `perf train`, or roofline / ceer / "
                  "learned (default: the bundled learned model)");
   sub.add_option("--time-limit", a->time_limit_s, "Seconds for pesto (MIP and refinement)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NumberIn(0, 1e7, true));
   sub.add_option("--method", a->method, "A method, `all`, or `list` to print them")
       ->capture_default_str();
   sub.add_option("--out", a->out, "Write the best placement as placement.json");
   sub.add_option("--trace", a->trace, "Write the best schedule as Chrome-trace JSON");
   sub.add_option("--seed", a->seed, "Random seed")->capture_default_str();
-  sub.add_option("--threads", a->threads, "CBC threads")->capture_default_str();
+  sub.add_option("--threads", a->threads, "CBC threads")
+      ->capture_default_str()
+      ->check(IntIn(1, 1024));
   sub.add_flag("--json", a->json, "Machine-readable output");
   sub.callback([a, mem, exit_code] {
     a->mem_given = mem->count() > 0;

@@ -29,7 +29,7 @@ nlohmann::json ToJson(const PredictArgs& a, const LoadedModel& m, const GpuSpec&
                       int gpus, const IterationOptions& io, const IterationPrediction& p) {
   nlohmann::json ops = nlohmann::json::array();
   for (size_t i = 0; i < p.ops.size(); ++i) {
-    const Op& op = m.step.ops[i];
+    const Op& op = m.s.step.ops[i];
     ops.push_back({{"name", op.name},
                    {"kind", OpKindName(op.kind)},
                    {"phase", PhaseName(op.phase)},
@@ -41,9 +41,11 @@ nlohmann::json ToJson(const PredictArgs& a, const LoadedModel& m, const GpuSpec&
           {"gpu", gpu.name},
           {"instance", a.instance},
           {"gpus", gpus},
-          {"batch_per_gpu", a.model.batch},
-          {"seq_len", m.forward.seq_len},
-          {"mode", a.model.infer ? "inference" : "training"},
+          {"format", m.s.format},
+          {"batch_per_gpu", m.s.batch > 0 ? nlohmann::json(m.s.batch) : nlohmann::json()},
+          {"seq_len", m.s.forward.seq_len},
+          {"mode", m.s.training ? "training" : "inference"},
+          {"op_times", m.s.measured ? "measured" : "predicted"},
           {"perf_model", m.perf->name()},
           {"iteration_ms", p.iteration_ms},
           {"forward_ms", p.forward_ms},
@@ -61,15 +63,18 @@ nlohmann::json ToJson(const PredictArgs& a, const LoadedModel& m, const GpuSpec&
 
 void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu, int gpus,
                const IterationOptions& io, const IterationPrediction& p) {
-  std::string s = fmt::format("{} on {} x {}{}, batch {} per GPU, {} ({} model)\n",
-                              m.forward.name, gpus, gpu.name,
-                              a.instance.empty() ? "" : " (" + a.instance + ")",
-                              a.model.batch, a.model.infer ? "inference" : "training",
-                              m.perf->name());
+  std::string s = fmt::format(
+      "{} on {} x {}{}, {}, {} ({})\n", m.s.forward.name, gpus, gpu.name,
+      a.instance.empty() ? "" : " (" + a.instance + ")",
+      m.s.batch > 0 ? fmt::format("batch {} per GPU", m.s.batch) : "batch as profiled",
+      m.s.training ? "training" : "inference",
+      m.s.measured ? "op times measured by the profile on a GPU the file does not name, "
+                     "taken to be this one"
+                   : std::string(m.perf->name()) + " model");
   auto line = [&](const char* k, const std::string& v) { s += fmt::format("  {:<16} {}\n", k, v); };
   line("iteration", fmt::format("{:.2f} ms", p.iteration_ms));
   line("forward", fmt::format("{:.2f} ms", p.forward_ms));
-  if (!a.model.infer) {
+  if (m.s.training) {
     line("backward", fmt::format("{:.2f} ms", p.backward_ms));
     line("optimizer", fmt::format("{:.2f} ms", p.optimizer_ms));
     if (gpus > 1) {
@@ -90,7 +95,7 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu, i
                    [&](size_t x, size_t y) { return p.ops[x].time_ms > p.ops[y].time_ms; });
   s += fmt::format("  slowest ops:\n");
   for (int k = 0; k < a.top && k < static_cast<int>(idx.size()); ++k) {
-    const Op& op = m.step.ops[idx[k]];
+    const Op& op = m.s.step.ops[idx[k]];
     s += fmt::format("    {:>9.3f} ms  {:<9} {:<10} {}{}\n", p.ops[idx[k]].time_ms,
                      PhaseName(op.phase), OpKindName(op.kind), op.name,
                      p.ops[idx[k]].fallback ? " (roofline)" : "");
@@ -99,10 +104,11 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu, i
 }
 
 int RunPredict(const PredictArgs& a) {
-  if (a.gpus < 0) return ReportError(InvalidArgument("--gpus must be >= 1"));
-  if (a.instances < 1) return ReportError(InvalidArgument("--instances must be >= 1"));
   if (a.gpu.empty() && a.instance.empty()) {
-    return ReportError(InvalidArgument("give --gpu NAME or --instance TYPE"));
+    return ReportUsage("give --gpu NAME or --instance TYPE");
+  }
+  if (a.instance.empty() && a.instances != 1) {
+    return ReportUsage("--instances needs --instance TYPE");
   }
   Result<LoadedModel> m = LoadModel(a.model);
   if (!m.ok()) return ReportError(m.status());
@@ -116,6 +122,7 @@ int RunPredict(const PredictArgs& a) {
   auto g = LookupGpuNoted(m->catalog, a.gpu.empty() ? inst->gpu : a.gpu, &note);
   if (!g.ok()) return ReportError(g.status());
   const GpuSpec& gpu = **g;
+  if (Status st = CheckMeasuredGpu(m->s, a.model.model, gpu); !st.ok()) return ReportError(st);
   if (inst != nullptr && m->catalog.FindGpu(inst->gpu) != &gpu) {
     return ReportError(InvalidArgument(fmt::format("--gpu {} differs from {}'s {}", a.gpu,
                                                    inst->name, inst->gpu)));
@@ -131,7 +138,7 @@ int RunPredict(const PredictArgs& a) {
   io.fused = a.model.fused;
   io.links = LinksFor(gpu, inst, a.instances);
   Result<IterationPrediction> p =
-      PredictIteration(*m->perf, m->step, m->step_memory_bytes, gpu, io);
+      PredictIteration(*m->perf, m->s.step, m->s.memory.total_bytes, gpu, io);
   if (!p.ok()) return ReportError(p.status().WithPrefix(a.model.model));
   PrintNote(note);
   if (a.model.json) {
@@ -151,10 +158,15 @@ void SetupPredict(CLI::App& sub, int* exit_code) {
   AddModelArgs(&sub, &a->model);
   sub.add_option("--gpu", a->gpu, "Catalog GPU (see `catalog list --gpus`)");
   sub.add_option("--instance", a->instance, "Cloud instance type (sets the GPU and links)");
-  sub.add_option("--instances", a->instances, "Number of instances")->capture_default_str();
+  sub.add_option("--instances", a->instances, "Number of instances")
+      ->capture_default_str()
+      ->check(IntIn(1, 4096));
   sub.add_option("--gpus", a->gpus, "Data-parallel GPUs in all (default: 1, or all GPUs "
-                                    "of the instances)");
-  sub.add_option("--top", a->top, "Slowest ops to list")->capture_default_str();
+                                    "of the instances)")
+      ->check(IntIn(1, 65536));
+  sub.add_option("--top", a->top, "Slowest ops to list")
+      ->capture_default_str()
+      ->check(IntIn(0, 1000000));
   sub.callback([a, exit_code] { *exit_code = RunPredict(*a); });
 }
 

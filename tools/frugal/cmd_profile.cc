@@ -84,9 +84,6 @@ int ListBackends() { return PrintRegistry(ProfileBackends(), false); }
 
 int RunProfile(const ProfileArgs& a) {
   if (a.list) return ListBackends();
-  if (a.reps < 1) return ReportError(InvalidArgument("--reps must be >= 1"));
-  if (a.warmup < 0) return ReportError(InvalidArgument("--warmup must be >= 0"));
-  if (a.limit < 0) return ReportError(InvalidArgument("--limit must be >= 0"));
   const auto* row = FindRow(ProfileBackends(), a.backend);
   if (row == nullptr) {
     return ReportError(NotFound("unknown backend '" + a.backend + "' (expected " +
@@ -148,10 +145,14 @@ void SetupProfile(CLI::App& sub, int* exit_code) {
   sub.add_option("--shapes", a->shapes,
                  "Timing CSV file or folder whose shapes to re-measure (default: a "
                  "built-in sweep)");
-  sub.add_option("--limit", a->limit, "At most N shapes per op type, evenly spaced (0 = all)");
-  sub.add_option("--warmup", a->warmup, "Untimed launches per shape")->capture_default_str();
+  sub.add_option("--limit", a->limit, "At most N shapes per op type, evenly spaced (0 = all)")
+      ->check(IntIn(0, 1000000000));
+  sub.add_option("--warmup", a->warmup, "Untimed launches per shape")
+      ->capture_default_str()
+      ->check(IntIn(0, 100000));
   sub.add_option("--reps", a->reps, "Timed launches per shape; the median is kept")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntIn(1, 100000));
   sub.add_option("--out", a->out, "Output folder: OUT/<op>/<device>.csv")
       ->capture_default_str();
   sub.add_flag("--json", a->json, "Machine-readable summary");

@@ -1,5 +1,6 @@
 // frugal: one binary, one table of verbs.
 #include <cstdio>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -36,8 +37,17 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(verb.name, verb.help);
     verb.factory(*sub, &exit_code);
   }
+  // Errors print one line: "frugal: error: ...". A value a check rejects
+  // (`--gpus 0`) is a bad value, exit 1; other parse errors (unknown flag,
+  // missing argument, text that is no number) are usage errors, exit 2.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("frugal: error: ") + e.what() + " (see --help)\n";
+  });
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {
+    std::fprintf(stderr, "frugal: error: %s\n", e.what());
+    return 1;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;

@@ -1,11 +1,19 @@
-// Flags shared by the verbs that price a model on GPUs (predict, advise):
-// the model file, batch, sequence length, optimizer, catalog and op-time
-// model, and the loading of all of them.
+// Flags shared by the verbs that price a model (predict, advise, place): the
+// model file, batch, sequence length, named dims, mode, optimizer, head,
+// catalog and op-time model, and the loading of the step they describe.
+//
+// A flag that cannot apply to the model is an error, never ignored: ONNX and
+// HF models are re-derived at the requested sizes; a frugal graph JSON or a
+// profiled graph keeps the sizes it was built or measured at, so a --batch /
+// --seq that differs is refused with the reason. A training graph from a
+// file keeps its optimizer; --infer takes its forward part (formula graphs)
+// or is refused (profiled training graphs).
 #ifndef FRUGAL_TOOLS_FRUGAL_MODEL_ARGS_H_
 #define FRUGAL_TOOLS_FRUGAL_MODEL_ARGS_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,11 +27,12 @@ namespace frugal::cli {
 
 struct ModelArgs {
   std::string model;
-  int64_t batch = -1;  // per GPU; required
-  int64_t seq = -1;
+  int64_t batch = 0;              // per GPU; 0 = not given
+  int64_t seq = 0;                // HF configs; 0 = not given
+  std::vector<std::string> dims;  // --dim NAME=VALUE, ONNX symbolic dims
   bool infer = false;
-  bool train = false;  // the default; given for symmetry with --infer
-  std::string optimizer = "adam";
+  bool train = false;
+  std::string optimizer;   // empty: adam (or a training graph's own)
   std::string head = "auto";
   bool fused = false;      // price torch.compile-style kernel fusion
   std::string catalog;     // empty: DefaultCatalogPath()
@@ -31,25 +40,61 @@ struct ModelArgs {
   bool json = false;
 };
 
-// Adds MODEL, --batch, --seq, --train/--infer, --optimizer, --head,
-// --fused, --catalog, --perf-model and --json to `cmd`.
+// Adds the model positional (named `positional`, required or not), --batch,
+// --seq, --dim, --train/--infer, --optimizer and --head to `cmd`.
+void AddStepArgs(CLI::App* cmd, ModelArgs* a, const std::string& positional,
+                 bool required);
+
+// AddStepArgs with a required MODEL, plus --fused, --catalog, --perf-model
+// and --json (predict, advise).
 void AddModelArgs(CLI::App* cmd, ModelArgs* a);
 
 // --head for HF configs (also used by `graph show|convert`), and its check.
 void AddHeadOption(CLI::App* cmd, std::string* head);
 Result<ModelHead> ParseHeadOption(const std::string& head);
 
-// Everything a pricing verb needs, loaded and validated.
+// --dim NAME=VALUE strings into ImportOptions::dims: names once each,
+// values integers in [1, 2^24].
+Result<std::map<std::string, int64_t>> ParseDims(const std::vector<std::string>& dims);
+
+// How a verb prices a model file.
+struct StepRequest {
+  // predict / advise: training unless --infer. place: the graph's own mode
+  // (forward graphs: inference) unless --train / --infer.
+  bool train_by_default = true;
+  // --batch must be given for ONNX / HF models (predict, advise).
+  bool batch_required = true;
+};
+
+// The step a pricing verb works on.
+struct LoadedStep {
+  std::string format;  // importer name: onnx, hf, frugal, dnn-partitioning
+  bool resizable = false;  // re-derived at the requested sizes (ONNX, HF)
+  bool measured = false;   // op times measured by a profile, not re-priceable
+  OpGraph forward;  // as imported (a training graph when the file holds one)
+  OpGraph step;     // the training graph, or the inference graph
+  bool training = false;
+  int64_t batch = 0;  // the step's batch per GPU (0: not recorded)
+  StepMemory memory;  // the one memory model (graph/training.h)
+};
+
+// Loads and checks; errors name the file and the flag. A usage error
+// (missing --batch) has its message prefixed "usage: ".
+Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request);
+
+// Everything predict / advise need.
 struct LoadedModel {
-  OpGraph forward;
-  OpGraph step;  // the training graph, or the forward graph with --infer
-  MemoryBreakdown memory;
-  int64_t step_memory_bytes = 0;  // training or inference memory per GPU
+  LoadedStep s;
   Catalog catalog;
   std::unique_ptr<OpTimeModel> perf;
 };
 
 Result<LoadedModel> LoadModel(const ModelArgs& a);
+
+// The GPU a profiled graph's times are taken to be from: `gpu` must match
+// the per-device memory the file records (maxSizePerFPGA) within 5 %, as
+// the times cannot be re-priced for another GPU.
+Status CheckMeasuredGpu(const LoadedStep& s, const std::string& path, const GpuSpec& gpu);
 
 }  // namespace frugal::cli
 

@@ -1,5 +1,6 @@
 #include "frugal/graph/training.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -177,64 +178,171 @@ Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
   return g;
 }
 
-MemoryBreakdown EstimateMemory(const OpGraph& forward,
-                               const TrainingOptions& options) {
-  MemoryBreakdown m;
-  bool profiled = false;
-  int64_t measured = 0;
-  for (const Op& op : forward.ops) {
-    if (op.measured_mem_bytes >= 0) {
-      profiled = true;
-      measured += op.measured_mem_bytes;
-    }
-  }
-  if (profiled) {
-    m.training_bytes = m.inference_bytes = measured;
-    return m;
-  }
-  std::set<std::string> seen_params, seen_saved;
-  for (const Op& op : forward.ops) {
+namespace {
+
+bool HasMeasuredMemory(const OpGraph& g) {
+  return std::any_of(g.ops.begin(), g.ops.end(),
+                     [](const Op& op) { return op.measured_mem_bytes >= 0; });
+}
+
+// What the forward ops hold: parameters, buffers (on their first user) and
+// the tensors saved for backward (on their first saver), per op.
+struct ForwardHoldings {
+  std::vector<int64_t> params, buffers, saved;
+};
+
+ForwardHoldings HoldingsOf(const OpGraph& g, MemoryBreakdown* m) {
+  const size_t n = g.ops.size();
+  ForwardHoldings h{std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0),
+                    std::vector<int64_t>(n, 0)};
+  std::set<std::string> seen_buffers, seen_saved;
+  for (size_t i = 0; i < n; ++i) {
+    const Op& op = g.ops[i];
     if (op.phase != Phase::kForward) continue;
-    m.param_bytes += op.param_bytes;
+    h.params[i] = op.param_bytes;
     for (const auto& t : op.inputs) {
-      if (t.role == TensorRole::kBuffer && seen_params.insert(t.name).second) {
-        m.buffer_bytes += t.Bytes();
+      if (t.role == TensorRole::kBuffer && seen_buffers.insert(t.name).second) {
+        h.buffers[i] += t.Bytes();
       }
     }
     for (const auto& t : SavedForBackward(op)) {
-      if (seen_saved.insert(t.name).second) m.activation_bytes += t.Bytes();
+      if (seen_saved.insert(t.name).second) h.saved[i] += t.Bytes();
+    }
+    m->param_bytes += h.params[i];
+    m->buffer_bytes += h.buffers[i];
+    m->activation_bytes += h.saved[i];
+  }
+  return h;
+}
+
+// Inference liveness: a tensor lives from its producer until its last
+// consumer. `held[u]`: bytes of u's outputs live at the (first) peak.
+struct Liveness {
+  int64_t peak_bytes = 0;
+  std::vector<int64_t> held;
+};
+
+Liveness InferencePeak(const OpGraph& g) {
+  Liveness l;
+  l.held.assign(g.ops.size(), 0);
+  auto order = g.TopologicalOrder();
+  if (!order.ok()) return l;
+  const auto in_edges = g.InEdges();
+  auto out_bytes = [&](int u) {
+    int64_t b = 0;
+    for (const auto& t : g.ops[u].outputs) b += t.Bytes();
+    return b;
+  };
+  // Two passes: find the step of the peak, then replay up to it.
+  int peak_step = -1;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<int> remaining(g.ops.size(), 0);
+    for (const Edge& e : g.edges) ++remaining[e.src];
+    std::vector<bool> live(g.ops.size(), false);
+    int64_t bytes = 0;
+    for (size_t k = 0; k < order->size(); ++k) {
+      const int u = (*order)[k];
+      bytes += out_bytes(u);
+      live[u] = true;
+      if (pass == 0 && (peak_step < 0 || bytes > l.peak_bytes)) {
+        l.peak_bytes = bytes;
+        peak_step = static_cast<int>(k);
+      }
+      if (pass == 1 && static_cast<int>(k) == peak_step) {
+        for (size_t v = 0; v < live.size(); ++v) {
+          if (live[v]) l.held[v] = out_bytes(static_cast<int>(v));
+        }
+        break;
+      }
+      for (int e : in_edges[u]) {
+        const int src = g.edges[e].src;
+        if (--remaining[src] == 0) {
+          bytes -= out_bytes(src);
+          live[src] = false;
+        }
+      }
+      if (remaining[u] == 0) {
+        bytes -= out_bytes(u);
+        live[u] = false;
+      }
     }
   }
+  return l;
+}
+
+}  // namespace
+
+MemoryBreakdown EstimateMemory(const OpGraph& forward,
+                               const TrainingOptions& options) {
+  MemoryBreakdown m;
+  if (HasMeasuredMemory(forward)) {
+    int64_t measured = 0;
+    for (const Op& op : forward.ops) measured += std::max<int64_t>(op.measured_mem_bytes, 0);
+    m.training_bytes = m.inference_bytes = measured;
+    return m;
+  }
+  HoldingsOf(forward, &m);
   m.grad_bytes = m.param_bytes;
   m.optimizer_state_bytes = CostOf(options.optimizer).state_per_param * m.param_bytes;
-
-  // Inference: tensors live from their producer until their last consumer.
-  auto order = forward.TopologicalOrder();
-  if (order.ok()) {
-    const auto in_edges = forward.InEdges();
-    std::vector<int> remaining(forward.ops.size(), 0);
-    for (const Edge& e : forward.edges) ++remaining[e.src];
-    auto out_bytes = [&](int u) {
-      int64_t b = 0;
-      for (const auto& t : forward.ops[u].outputs) b += t.Bytes();
-      return b;
-    };
-    int64_t live = 0;
-    for (int u : *order) {
-      live += out_bytes(u);
-      m.inference_peak_activation_bytes =
-          std::max(m.inference_peak_activation_bytes, live);
-      for (int e : in_edges[u]) {
-        int src = forward.edges[e].src;
-        if (--remaining[src] == 0) live -= out_bytes(src);
-      }
-      if (remaining[u] == 0) live -= out_bytes(u);
-    }
-  }
+  m.inference_peak_activation_bytes = InferencePeak(forward).peak_bytes;
   m.training_bytes = m.param_bytes + m.buffer_bytes + m.grad_bytes +
                      m.optimizer_state_bytes + m.activation_bytes;
   m.inference_bytes = m.param_bytes + m.buffer_bytes + m.inference_peak_activation_bytes;
   return m;
+}
+
+StepMemory EstimateStepMemory(const OpGraph& step) {
+  StepMemory s;
+  s.training = step.IsTraining();
+  const int n = step.num_ops();
+  s.op_bytes.assign(n, 0);
+  MemoryBreakdown& m = s.breakdown;
+  if (HasMeasuredMemory(step)) {
+    for (int i = 0; i < n; ++i) {
+      s.op_bytes[i] = std::max<int64_t>(step.ops[i].measured_mem_bytes, 0);
+      s.total_bytes += s.op_bytes[i];
+    }
+    m.training_bytes = m.inference_bytes = s.total_bytes;
+    return s;
+  }
+  ForwardHoldings h = HoldingsOf(step, &m);
+  for (int i = 0; i < n; ++i) s.op_bytes[i] = h.params[i] + h.buffers[i];
+  if (s.training) {
+    std::vector<int> weight_grad(n, -1);
+    for (int i = 0; i < n; ++i) {
+      const Op& op = step.ops[i];
+      if (op.grad == GradRole::kWeight && op.forward_op >= 0 && op.forward_op < n &&
+          weight_grad[op.forward_op] < 0) {
+        weight_grad[op.forward_op] = i;
+      }
+    }
+    std::set<std::string> seen_state;
+    for (int i = 0; i < n; ++i) {
+      const Op& op = step.ops[i];
+      s.op_bytes[i] += h.saved[i];
+      if (op.phase == Phase::kForward && op.param_bytes > 0) {
+        s.op_bytes[weight_grad[i] >= 0 ? weight_grad[i] : i] += op.param_bytes;
+        m.grad_bytes += op.param_bytes;
+      }
+      if (op.phase != Phase::kOptimizer) continue;
+      for (const auto& t : op.outputs) {
+        if (t.role == TensorRole::kBuffer && seen_state.insert(t.name).second) {
+          s.op_bytes[i] += t.Bytes();
+          m.optimizer_state_bytes += t.Bytes();
+        }
+      }
+    }
+    m.training_bytes = m.param_bytes + m.buffer_bytes + m.grad_bytes +
+                       m.optimizer_state_bytes + m.activation_bytes;
+    s.total_bytes = m.training_bytes;
+  } else {
+    Liveness l = InferencePeak(step);
+    for (int i = 0; i < n; ++i) s.op_bytes[i] += l.held[i];
+    m.inference_peak_activation_bytes = l.peak_bytes;
+    m.inference_bytes = m.param_bytes + m.buffer_bytes + l.peak_bytes;
+    s.total_bytes = m.inference_bytes;
+  }
+  return s;
 }
 
 OpGraph InferenceGraph(OpGraph forward) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "frugal/base/status.h"
 #include "frugal/graph/op_graph.h"
@@ -62,6 +63,29 @@ struct MemoryBreakdown {
 // training and inference totals are the sum of the measured sizes.
 MemoryBreakdown EstimateMemory(const OpGraph& forward,
                                const TrainingOptions& options = {});
+
+// The one memory model of a step, shared by `predict` (its total) and
+// `place` (its per-op split), so both report the same bytes for the same
+// graph, batch and mode.
+struct StepMemory {
+  bool training = false;  // step.IsTraining()
+  MemoryBreakdown breakdown;
+  int64_t total_bytes = 0;        // training_bytes or inference_bytes
+  std::vector<int64_t> op_bytes;  // per op of the step; sums to total_bytes
+};
+
+// `step` is a training graph (BuildTrainingGraph, or one read from a file:
+// the optimizer state is what its update ops hold) or a forward graph priced
+// for inference. Per op: a forward op holds its parameters, buffers (first
+// user) and, in training, the tensors it saves for backward (first saver);
+// a parameter's gradient sits on the owner's weight-gradient op (else the
+// owner); optimizer state on the update op. Inference activations are the
+// liveness peak, split among the producers of the tensors live at the peak.
+// Profiled graphs: each op's measured size (0 when not measured).
+// Equal to EstimateMemory(forward, options).training_bytes for
+// BuildTrainingGraph(forward, options), and to its inference_bytes for the
+// forward graph.
+StepMemory EstimateStepMemory(const OpGraph& step);
 
 }  // namespace frugal
 

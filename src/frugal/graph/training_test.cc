@@ -107,6 +107,89 @@ TEST(TrainingGraph, OptimizerNoneHasBackwardButNoUpdates) {
   EXPECT_EQ(m.grad_bytes, m.param_bytes);
 }
 
+int64_t Sum(const std::vector<int64_t>& v) {
+  int64_t s = 0;
+  for (int64_t x : v) s += x;
+  return s;
+}
+
+TEST(StepMemory, TrainingStepMatchesEstimateMemoryForEveryOptimizer) {
+  OpGraph f = testing::TinyConvNet(2);
+  for (Optimizer o : {Optimizer::kSgd, Optimizer::kSgdMomentum, Optimizer::kAdam,
+                      Optimizer::kNone}) {
+    OpGraph g = *BuildTrainingGraph(f, {o});
+    StepMemory s = EstimateStepMemory(g);
+    MemoryBreakdown m = EstimateMemory(f, {o});
+    EXPECT_TRUE(s.training);
+    EXPECT_EQ(s.total_bytes, m.training_bytes) << OptimizerName(o);
+    EXPECT_EQ(s.breakdown.optimizer_state_bytes, m.optimizer_state_bytes) << OptimizerName(o);
+    EXPECT_EQ(s.breakdown.grad_bytes, m.grad_bytes);
+    ASSERT_EQ(s.op_bytes.size(), g.ops.size());
+    EXPECT_EQ(Sum(s.op_bytes), s.total_bytes);
+  }
+}
+
+TEST(StepMemory, GradientsSitOnWeightGradientOpsAndStateOnUpdates) {
+  OpGraph f = testing::TinyConvNet(2);
+  OpGraph g = *BuildTrainingGraph(f, {Optimizer::kAdam});
+  StepMemory s = EstimateStepMemory(g);
+  const int fc = FindOpIndex(g, "fc");
+  const int gw = FindOpIndex(g, "fc.grad_weight");
+  const int up = FindOpIndex(g, "fc.update");
+  const int64_t fc_params = g.ops[fc].param_bytes;
+  ASSERT_GT(fc_params, 0);
+  EXPECT_EQ(s.op_bytes[gw], fc_params);
+  EXPECT_EQ(s.op_bytes[up], 2 * fc_params);  // Adam's two moments
+  EXPECT_GE(s.op_bytes[fc], fc_params);
+}
+
+TEST(StepMemory, InferenceIsTheLivenessPeakNotTheSumOfActivations) {
+  OpGraph f = testing::TinyConvNet(8);
+  StepMemory s = EstimateStepMemory(f);
+  MemoryBreakdown m = EstimateMemory(f);
+  EXPECT_FALSE(s.training);
+  EXPECT_EQ(s.total_bytes, m.inference_bytes);
+  EXPECT_EQ(Sum(s.op_bytes), s.total_bytes);
+  int64_t all_outputs = 0;
+  for (const Op& op : f.ops) {
+    for (const auto& t : op.outputs) all_outputs += t.Bytes();
+  }
+  EXPECT_LT(s.breakdown.inference_peak_activation_bytes, all_outputs);
+  EXPECT_EQ(s.total_bytes,
+            m.param_bytes + m.buffer_bytes + s.breakdown.inference_peak_activation_bytes);
+}
+
+TEST(StepMemory, GptInferenceAndTrainingMatchPredict) {
+  ImportOptions o;
+  o.batch = 2;
+  o.seq_len = 64;
+  Result<OpGraph> f = ImportGraph(
+      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/gpt2_med.json", o, "hf");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  MemoryBreakdown m = EstimateMemory(*f);
+  StepMemory inf = EstimateStepMemory(InferenceGraph(*f));
+  StepMemory train = EstimateStepMemory(*BuildTrainingGraph(*f));
+  EXPECT_EQ(inf.total_bytes, m.inference_bytes);
+  EXPECT_EQ(train.total_bytes, m.training_bytes);
+  EXPECT_EQ(Sum(inf.op_bytes), inf.total_bytes);
+  EXPECT_EQ(Sum(train.op_bytes), train.total_bytes);
+}
+
+TEST(StepMemory, ProfiledGraphsUseMeasuredSizes) {
+  OpGraph g;
+  Op a, b;
+  a.name = "a";
+  a.measured_mem_bytes = 100;
+  b.name = "b";
+  b.measured_mem_bytes = 20;
+  g.AddOp(a);
+  g.AddOp(b);
+  g.AddEdge(0, 1, 8);
+  StepMemory s = EstimateStepMemory(g);
+  EXPECT_EQ(s.total_bytes, 120);
+  EXPECT_EQ(s.op_bytes, (std::vector<int64_t>{100, 20}));
+}
+
 TEST(InferenceGraph, DropoutIsTheIdentity) {
   ImportOptions o;
   o.batch = 2;

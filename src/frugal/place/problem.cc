@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "frugal/graph/training.h"
+
 namespace frugal::place {
 
 double PlacementProblem::total_time_ms() const {
@@ -204,6 +206,7 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph, const ProblemOptions
   if (cap < 0) cap = graph.device_mem_bytes > 0 ? graph.device_mem_bytes
                                                  : std::numeric_limits<double>::infinity();
   p.device_mem_bytes.assign(p.num_devices, cap);
+  const StepMemory step_memory = EstimateStepMemory(graph);
   for (int i = 0; i < graph.num_ops(); ++i) {
     const Op& op = graph.ops[i];
     double t = op.measured_time_ms;
@@ -217,12 +220,7 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph, const ProblemOptions
     }
     int64_t m = op.measured_mem_bytes;
     if (m < 0) {
-      if (options.op_mem_bytes) {
-        m = options.op_mem_bytes(op);
-      } else {
-        m = op.param_bytes;
-        for (const TensorInfo& out : op.outputs) m += out.Bytes();
-      }
+      m = options.op_mem_bytes ? options.op_mem_bytes(op) : step_memory.op_bytes[i];
     }
     p.op_names.push_back(op.name.empty() ? "op" + std::to_string(i) : op.name);
     auto id = op.attrs.ints.find("id");

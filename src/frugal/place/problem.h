@@ -76,8 +76,9 @@ struct ProblemOptions {
   // Time of an op without a measured time (ms). Default: none, which makes
   // such graphs an error.
   std::function<double(const Op&)> op_time_ms;
-  // Memory of an op without a measured size. Default: parameter bytes plus
-  // output bytes.
+  // Memory of an op without a measured size. Default: the op's share of
+  // EstimateStepMemory(graph) (graph/training.h), the model `predict` uses,
+  // so the ops' sum is the step's memory (inference: the liveness peak).
   std::function<int64_t(const Op&)> op_mem_bytes;
   // Default (num_devices == 0): NvlinkTopology(num_devices).
   Topology topology;

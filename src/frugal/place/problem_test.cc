@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "frugal/graph/importer.h"
+#include "frugal/graph/test_graphs.h"
+#include "frugal/graph/training.h"
 #include "frugal/place/test_problems.h"
 
 namespace frugal::place {
@@ -37,6 +39,24 @@ TEST(Problem, BuildsFromProfiledGraph) {
   EXPECT_EQ(p->num_ops(), 4);
   EXPECT_EQ(p->topology.name, "nvlink");
   EXPECT_GT(p->device_mem_bytes[0], 0);
+}
+
+TEST(Problem, OpMemoryIsTheStepMemoryPredictUses) {
+  // Same graph, batch and mode: the ops' memory sums to EstimateStepMemory's
+  // total (inference: the liveness peak, not every activation).
+  OpGraph f = frugal::testing::TinyConvNet(4);
+  auto train = BuildTrainingGraph(f);
+  ASSERT_TRUE(train.ok());
+  for (const OpGraph* g : {&f, &*train}) {
+    ProblemOptions o;
+    o.num_devices = 2;
+    o.op_time_ms = [](const Op&) { return 1.0; };
+    auto p = BuildProblem(*g, o);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->total_mem_bytes(), EstimateStepMemory(*g).total_bytes);
+  }
+  EXPECT_EQ(EstimateStepMemory(f).total_bytes, EstimateMemory(f).inference_bytes);
+  EXPECT_EQ(EstimateStepMemory(*train).total_bytes, EstimateMemory(f).training_bytes);
 }
 
 TEST(Problem, RejectsBadInputs) {
