@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "gpu_note.h"
 #include "frugal/graph/importer.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/iteration.h"
@@ -97,7 +98,9 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
                                     "--mem-gb)");
     }
     FRUGAL_ASSIGN_OR_RETURN(Catalog catalog, LoadCatalog(DefaultCatalogPath()));
-    FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, catalog.LookupGpu(a.gpu));
+    std::string note;
+    FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, LookupGpuNoted(catalog, a.gpu, &note));
+    PrintNote(note);
     FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.model.perf_model));
     if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
       po.device_mem_bytes = spec->mem_gib * (1ull << 30) - IterationOptions{}.reserved_bytes;
