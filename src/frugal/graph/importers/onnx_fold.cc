@@ -31,6 +31,14 @@ ValueMap PropagateValues(const onnx::GraphProto& graph, int opset,
   }
   // A graph input that shares an initializer's name may be fed at run time.
   for (const auto& input : graph.input()) values.erase(input.name());
+  // Initializers have dims but no inferred type; Shape may read them.
+  std::unordered_map<std::string, onnx::TypeProto> init_types;
+  for (const auto& init : graph.initializer()) {
+    if (types.count(init.name()) != 0) continue;
+    auto* t = init_types[init.name()].mutable_tensor_type();
+    t->set_elem_type(init.data_type());
+    for (int64_t d : init.dims()) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
   std::vector<const TensorValue*> in;
   std::vector<const onnx::TypeProto*> in_types;
   for (const auto& node : graph.node()) {
@@ -41,7 +49,10 @@ ValueMap PropagateValues(const onnx::GraphProto& graph, int opset,
       auto v = name.empty() ? values.end() : values.find(name);
       in.push_back(v == values.end() ? nullptr : &v->second);
       auto t = name.empty() ? types.end() : types.find(name);
-      in_types.push_back(t == types.end() ? nullptr : t->second);
+      auto it = t != types.end() || name.empty() ? init_types.end() : init_types.find(name);
+      in_types.push_back(t != types.end() ? t->second
+                         : it != init_types.end() ? &it->second
+                                                  : nullptr);
     }
     std::optional<std::vector<TensorValue>> out =
         EvaluateNode(node, opset, in, in_types);

@@ -646,7 +646,7 @@ MaybeValues Variadic(const std::vector<const TensorValue*>& in, bool is_max) {
   return Values{std::move(acc)};
 }
 
-// Shape / Size: read only the input's inferred type.
+// The static dims of an inferred type.
 std::optional<std::vector<int64_t>> StaticDims(const onnx::TypeProto* t) {
   if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape())
     return std::nullopt;
@@ -658,8 +658,10 @@ std::optional<std::vector<int64_t>> StaticDims(const onnx::TypeProto* t) {
   return dims;
 }
 
-MaybeValues ShapeOf(const onnx::NodeProto& node, const onnx::TypeProto* t) {
+MaybeValues ShapeOf(const onnx::NodeProto& node, const onnx::TypeProto* t,
+                    const TensorValue* value) {
   std::optional<std::vector<int64_t>> dims = StaticDims(t);
+  if (!dims && value != nullptr) dims = value->dims;
   if (!dims) return std::nullopt;
   const int64_t rank = static_cast<int64_t>(dims->size());
   int64_t start = AttrInt(node, "start", 0);
@@ -858,9 +860,14 @@ std::optional<std::vector<TensorValue>> EvaluateNode(
     }
     return std::nullopt;
   }
-  if (op == "Shape") return ShapeOf(node, types.empty() ? nullptr : types[0]);
+  // Shape / Size read the type, or the value's dims (initializers have no
+  // inferred type).
+  if (op == "Shape") {
+    return ShapeOf(node, types.empty() ? nullptr : types[0], in.empty() ? nullptr : in[0]);
+  }
   if (op == "Size") {
     auto dims = StaticDims(types.empty() ? nullptr : types[0]);
+    if (!dims && !in.empty() && in[0] != nullptr) dims = in[0]->dims;
     if (!dims) return std::nullopt;
     int64_t n = 1;
     for (int64_t d : *dims) {
