@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frugal/base/file_io.h"
+#include "frugal/graph/einsum.h"
 #include "frugal/graph/importers/importers.h"
 #include "frugal/graph/importers/onnx_control_flow.h"
 #include "frugal/graph/importers/onnx_fold.h"
@@ -299,7 +300,16 @@ class OnnxGraphBuilder {
       FRUGAL_ASSIGN_OR_RETURN(bool folded, Fold());
       if (folded) continue;
       std::vector<std::pair<std::string, onnx::TypeProto>> fallbacks;
+      bool inferred_einsum = false;
       for (const auto& node : graph_->node()) {
+        if (node.op_type() == "Einsum" && IsDefaultDomain(node.domain())) {
+          onnx::TypeProto type;
+          if (EinsumType(node, &type)) {
+            SetType(node.output(0), std::move(type));
+            inferred_einsum = true;
+          }
+          continue;
+        }
         if (!MayFallBack(node, OpKindFromOnnx(node.op_type()))) continue;
         for (const auto& out : node.output()) {
           if (out.empty() || StaticType(out) != nullptr) continue;
@@ -307,13 +317,38 @@ class OnnxGraphBuilder {
           if (FallbackType(node, out, &type)) fallbacks.emplace_back(out, type);
         }
       }
-      if (fallbacks.empty()) return Status::Ok();
+      if (fallbacks.empty() && !inferred_einsum) return Status::Ok();
       for (auto& [name, type] : fallbacks) {
         fallback_outputs_.insert(name);
         SetType(name, std::move(type));
       }
     }
     return Status::Ok();
+  }
+
+  // ONNX infers only an Einsum's rank; its dims follow from the equation.
+  // False when the output is known already or the operands are not.
+  bool EinsumType(const onnx::NodeProto& node, onnx::TypeProto* type) {
+    if (node.output_size() != 1 || StaticType(node.output(0)) != nullptr) return false;
+    std::string equation;
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "equation") equation = a.s();
+    }
+    std::vector<std::vector<int64_t>> shapes;
+    int32_t elem = onnx::TensorProto::FLOAT;
+    for (const auto& in : node.input()) {
+      const onnx::TypeProto* t = StaticType(in);
+      if (t == nullptr) return false;
+      elem = t->tensor_type().elem_type();
+      shapes.emplace_back();
+      for (const auto& d : t->tensor_type().shape().dim()) shapes.back().push_back(d.dim_value());
+    }
+    Result<std::vector<int64_t>> dims = EinsumOutputShape(equation, shapes);
+    if (!dims.ok()) return false;
+    type->mutable_tensor_type()->set_elem_type(elem);
+    auto* shape = type->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : *dims) shape->add_dim()->set_dim_value(d);
+    return true;
   }
 
   // The first input's shape, keeping whatever inference did know (element
