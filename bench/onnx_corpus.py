@@ -14,6 +14,9 @@ the reference's independent count (2 x the multiply-adds of the convolution
 and GEMM kernels PyTorch runs; see the export script). A file counts as
 passing when all four hold: import, --train, parameters, FLOPs.
 
+A frugal whose `graph show --json` lacks `flops_forward_compute` (older
+builds) is scored on its `flops_forward`.
+
 --baseline copies the summary of an earlier run (e.g. of the code before a
 change) into the output under "baseline". Standard library only.
 """
@@ -74,6 +77,8 @@ def main():
     parser.add_argument("--frugal", default=os.path.join(ROOT, "build", "tools", "frugal", "frugal"))
     parser.add_argument("--out", default=os.path.join(HERE, "results", "onnx_corpus.json"))
     parser.add_argument("--baseline", default=None)
+    parser.add_argument("--baseline-note", default="",
+                        help="what the baseline run was (stored with it)")
     args = parser.parse_args()
     with open(os.path.join(CORPUS, "reference.json")) as f:
         reference = json.load(f)
@@ -104,7 +109,8 @@ def main():
     if args.baseline:
         with open(args.baseline) as f:
             base = json.load(f)
-        out["baseline"] = {"summary": base["summary"], "failures": base["failures"]}
+        out["baseline"] = {"note": args.baseline_note, "summary": base["summary"],
+                           "failures": base["failures"]}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
