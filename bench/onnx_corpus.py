@@ -36,7 +36,7 @@ TOLERANCE = 0.10
 def show(frugal, path, flags, train):
     cmd = [frugal, "graph", "show", "--json", path] + flags + (["--train"] if train else [])
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     except subprocess.TimeoutExpired:
         return None, "timed out after 300 s"
     if p.returncode != 0:
@@ -46,7 +46,7 @@ def show(frugal, path, flags, train):
 
 
 def score(frugal, name, ref):
-    path = os.path.join(CORPUS, name + ".onnx")
+    path = os.path.relpath(os.path.join(CORPUS, name + ".onnx"), ROOT)
     row = {"file": name + ".onnx", "flags": ref["flags"], "params_ref": ref["params"],
            "flops_ref": ref["flops_compute"]}
     fwd, err = show(frugal, path, ref["flags"], False)
@@ -80,6 +80,7 @@ def main():
     parser.add_argument("--baseline-note", default="",
                         help="what the baseline run was (stored with it)")
     args = parser.parse_args()
+    args.frugal = os.path.abspath(args.frugal)
     with open(os.path.join(CORPUS, "reference.json")) as f:
         reference = json.load(f)
     rows = [score(args.frugal, name, reference[name]) for name in sorted(reference)]
