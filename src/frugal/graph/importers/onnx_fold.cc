@@ -11,7 +11,10 @@ bool IsDefault(const std::string& domain) {
 
 // Float values are written back only where an op reads them as shapes
 // (Resize / Upsample scales and roi); elsewhere a float tensor is data.
+// Empty values stay with their producers: ONNX's inference misreads empty
+// initializers (a Concat of one reports a rank error).
 bool Writable(const onnx::NodeProto& consumer, const TensorValue& v) {
+  if (v.NumElements() == 0) return false;
   if (!v.IsFloat()) return true;
   if (v.elem_type != onnx::TensorProto::FLOAT &&
       v.elem_type != onnx::TensorProto::DOUBLE) {
