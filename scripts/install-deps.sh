@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config python3
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-testdata  # ONNX node-test models for the slow import test
   nlohmann-json3-dev
   libcli11-dev
   libxgboost-dev

@@ -9,6 +9,18 @@ mixed.onnx      Gather from a weight table (embedding), an op type ONNX has no
                 omitted optional input, Softmax. Dynamic batch "batch".
 dynamic_seq.onnx  input [batch, seq, 8]: "seq" cannot be resolved.
 static_batch.onnx input [2, 4] with a static batch.
+shape_chain.onnx  input [batch, seq, 8]; Reshape / Expand / Pad / Slice / Tile
+                targets computed from Shape -> Gather -> Unsqueeze -> Concat,
+                arithmetic, Range, ConstantOfShape, Where / Equal chains, as
+                torch.onnx.export writes them.
+weights_as_inputs.onnx  Conv + Gemm whose weights are graph inputs (what
+                export_params=False writes), data input [N, 3, 8, 8].
+bn_untyped_outputs.onnx  opset 13 training BatchNormalization whose running
+                mean / var outputs nobody reads.
+control_flow.onnx  an If on a constant condition and a Loop with a constant
+                trip count of 3 around a MatMul.
+dynamic_loop.onnx  a Loop whose trip count is a graph input.
+sequence.onnx   SequenceConstruct -> ConcatFromSequence.
 """
 
 import os
@@ -75,7 +87,164 @@ def static_batch():
     save(graph, "static_batch.onnx")
 
 
+def i64(name, values):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+def const(out, values):
+    return helper.make_node("Constant", [], [out], value=i64(out, values))
+
+
+def shape_chain():
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["x"], ["shape"]),
+        const("zero", [0]), const("one", [1]), const("two", [2]),
+        n("Gather", ["shape", "zero"], ["b0"], axis=0),
+        n("Gather", ["shape", "one"], ["s0"], axis=0),
+        n("Mul", ["s0", "two"], ["s2"]),
+        const("four", [4]),
+        n("Concat", ["b0", "s2", "four"], ["target"], axis=0),
+        n("Reshape", ["x", "target"], ["r"], name="reshape"),       # [b, 2s, 4]
+        n("Shape", ["r"], ["rshape"]),
+        n("Slice", ["rshape", "one", "two"], ["len2s"]),            # [2s]
+        n("Squeeze", ["len2s", "zero"], ["len2s_scalar"]),
+        helper.make_node("Constant", [], ["start"], value=helper.make_tensor(
+            "start", TensorProto.INT64, [], [0])),
+        helper.make_node("Constant", [], ["step"], value=helper.make_tensor(
+            "step", TensorProto.INT64, [], [1])),
+        n("Range", ["start", "len2s_scalar", "step"], ["positions"]),  # [2s]
+        n("Shape", ["positions"], ["pshape"]),
+        n("ConstantOfShape", ["pshape"], ["ones"],
+          value=helper.make_tensor("v", TensorProto.INT64, [1], [1])),
+        n("Equal", ["ones", "ones"], ["all_true"]),
+        n("Where", ["all_true", "positions", "ones"], ["picked"]),
+        n("Shape", ["picked"], ["picked_shape"]),
+        n("Concat", ["b0", "picked_shape", "four"], ["expand_to"], axis=0),
+        n("Unsqueeze", ["r", "one"], ["r1"]),                        # [b, 1, 2s, 4]
+        n("Concat", ["b0", "one", "picked_shape", "four"], ["expand4"], axis=0),
+        n("Expand", ["r1", "expand4"], ["e"], name="expand"),       # [b, 1, 2s, 4]
+        n("Squeeze", ["e", "one"], ["e3"]),
+        n("Sub", ["two", "one"], ["pad1"]),
+        const("z3", [0, 0, 0]),
+        n("Concat", ["z3", "z3"], ["pads0"], axis=0),
+        n("Concat", ["zero", "zero", "pad1", "zero", "zero", "pad1"], ["pads"], axis=0),
+        n("Pad", ["e3", "pads"], ["padded"], name="pad"),           # [b, 2s, 6]
+        n("Div", ["s2", "two"], ["s_again"]),
+        n("Slice", ["padded", "zero", "s_again", "one"], ["sliced"], name="slice"),  # [b, s, 6]
+        n("Concat", ["one", "two", "one"], ["reps"], axis=0),
+        n("Tile", ["sliced", "reps"], ["tiled"], name="tile"),      # [b, 2s, 6]
+        n("MatMul", ["tiled", "w"], ["y"], name="proj"),            # [b, 2s, 5]
+    ]
+    graph = helper.make_graph(
+        nodes, "shape_chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("expand_to", TensorProto.INT64, None)],
+        initializer=[stripped("w", [6, 5])])
+    save(graph, "shape_chain.onnx")
+
+
+def weights_as_inputs():
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "conv.weight", "conv.bias"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+         helper.make_node("Flatten", ["p"], ["f"]),
+         helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["y"], transB=1)],
+        "weights_as_inputs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8]),
+         helper.make_tensor_value_info("conv.weight", TensorProto.FLOAT, [4, 3, 3, 3]),
+         helper.make_tensor_value_info("conv.bias", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("fc.weight", TensorProto.FLOAT, [10, 4]),
+         helper.make_tensor_value_info("fc.bias", TensorProto.FLOAT, [10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    save(graph, "weights_as_inputs.onnx")
+
+
+def bn_untyped_outputs():
+    graph = helper.make_graph(
+        [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                          ["y", "running_mean", "running_var", "saved_mean", "saved_var"],
+                          name="bn"),
+         helper.make_node("Relu", ["y"], ["z"])],
+        "bn_untyped_outputs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 5, 5])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        initializer=[stripped(n, [4]) for n in "sbmv"])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="frugal testdata")
+    model.ir_version = 7
+    onnx.save(model, os.path.join(HERE, "bn_untyped_outputs.onnx"))
+
+
+def control_flow():
+    def branch(name, value):
+        return helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], [name + "_out"])], name, [],
+            [helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, None)]) \
+            if value else helper.make_graph(
+            [helper.make_node("Relu", ["x"], [name + "_out"])], name, [],
+            [helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, None)])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("MatMul", ["h_in", "u"], ["h_mm"]),
+         helper.make_node("Tanh", ["h_mm"], ["h_out"]),
+         helper.make_node("Identity", ["h_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, None)])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["xs"]),
+        helper.make_node("Size", ["xs"], ["rank"]),
+        helper.make_node("Constant", [], ["two"], value=helper.make_tensor(
+            "two", TensorProto.INT64, [], [2])),
+        helper.make_node("Equal", ["rank", "two"], ["is_2d"]),
+        helper.make_node("If", ["is_2d"], ["picked"], name="choose",
+                         then_branch=branch("then", True), else_branch=branch("else", False)),
+        helper.make_node("Constant", [], ["trips"], value=helper.make_tensor(
+            "trips", TensorProto.INT64, [], [3])),
+        helper.make_node("Constant", [], ["true"], value=helper.make_tensor(
+            "true", TensorProto.BOOL, [], [1])),
+        helper.make_node("Loop", ["trips", "true", "picked"], ["h", "hs"], name="rnn", body=body),
+    ]
+    graph = helper.make_graph(
+        nodes, "control_flow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("hs", TensorProto.FLOAT, None)],
+        initializer=[stripped("w", [8, 8]), stripped("u", [8, 8])])
+    save(graph, "control_flow.onnx")
+
+    nodes[5] = helper.make_node("Identity", ["steps"], ["trips"])
+    graph = helper.make_graph(
+        nodes, "dynamic_loop",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8]),
+         helper.make_tensor_value_info("steps", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, None)],
+        initializer=[stripped("w", [8, 8]), stripped("u", [8, 8])])
+    save(graph, "dynamic_loop.onnx")
+
+
+def sequence():
+    graph = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x", "x"], ["seq"], name="pack"),
+         helper.make_node("ConcatFromSequence", ["seq"], ["y"], axis=0)],
+        "sequence",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    save(graph, "sequence.onnx")
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
     static_batch()
+    shape_chain()
+    weights_as_inputs()
+    bn_untyped_outputs()
+    control_flow()
+    sequence()

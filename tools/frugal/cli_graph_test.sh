@@ -53,5 +53,30 @@ done
 [ "$(json_get "$TMP/t.json" measured_time_ms)" = "4.0" ] || fail "tiny measured time"
 [ "$(json_get "$TMP/t.json" memory_bytes)" = "350" ] || fail "tiny memory"
 
+# Named symbolic dims: --dim NAME=VALUE (repeatable); an unset one names the flag.
+expect_error 1 "input 'x' dim 1 is the symbolic 'seq' with no value; set it with --dim seq=VALUE" \
+  graph show testdata/onnx/dynamic_seq.onnx
+"$FRUGAL" graph show testdata/onnx/dynamic_seq.onnx --dim seq=7 --batch 3 --json >"$TMP/d.json" ||
+  fail "graph show --dim seq=7"
+[ "$(json_get "$TMP/d.json" batch)" = "3" ] || fail "--dim: batch"
+expect_error 1 "no symbolic dim 'len'" graph show testdata/onnx/dynamic_seq.onnx --dim seq=7 --dim len=2
+expect_error 1 "--dim seq is given twice" graph show testdata/onnx/dynamic_seq.onnx --dim seq=7 --dim seq=8
+expect_error 1 "--batch 3 cannot apply" graph show testdata/onnx/static_batch.onnx --batch 3
+for bad in seq seq= =4 seq=0 seq=-1 seq=x; do
+  "$FRUGAL" graph show testdata/onnx/dynamic_seq.onnx --dim "$bad" >/dev/null 2>&1
+  [ $? -eq 2 ] || fail "--dim $bad should be a usage error (exit 2)"
+done
+"$FRUGAL" graph convert testdata/onnx/dynamic_seq.onnx "$TMP/d2.json" --dim seq=7 2>/dev/null ||
+  fail "graph convert --dim"
+# Weights exported as inputs are parameters; --batch leaves them alone.
+"$FRUGAL" graph show testdata/onnx/corpus/resnet18_noparams_op13_dynbatch.onnx --batch 1 --json \
+  >"$TMP/np.json" || fail "export_params=False file"
+[ "$(json_get "$TMP/np.json" params)" = "11680872" ] || fail "export_params=False params"
+# Eval exports with BatchNorm folded say so.
+"$FRUGAL" graph show testdata/onnx/corpus/resnet18_eval_op11_static.onnx >"$TMP/f.txt" ||
+  fail "folded resnet18"
+grep -q "note: .*BatchNorm folded" "$TMP/f.txt" || fail "no BN-folded note"
+"$FRUGAL" graph show models/resnet50.onnx | grep -q "note:" && fail "BN-folded note on a training export"
+
 "$FRUGAL" graph formats | grep -q "dnn-partitioning" || fail "graph formats"
 echo "cli_graph_test: all checks passed"

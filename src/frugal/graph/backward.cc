@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "frugal/graph/op_cost.h"
+
 namespace frugal {
 namespace {
 
@@ -54,17 +56,40 @@ double NonComputeBackwardFlops(const Op& op) {
     case OpCategory::kPooling:
       // Max pooling scatters each output gradient to its argmax; average
       // pooling spreads it over the window (one multiply-add per tap).
+      // Resize spreads each output gradient over the taps it read (a
+      // multiply-add each, as forward) or, nearest, adds it to its source.
+      if (op.kind == OpKind::kResize) return op.flops > 0 ? op.flops : OutElems(op);
       if (op.kind == OpKind::kAvgPool) {
         return OutElems(op) * static_cast<double>(Product(op.attrs.GetInts("kernel_shape")));
       }
       return op.kind == OpKind::kMaxPool ? OutElems(op) : InElems(op);
     case OpCategory::kReduction:
-      return InElems(op);  // broadcast the gradient back
+      // TopK scatters the k gradients; the others broadcast the gradient
+      // back with a per-element count.
+      if (op.kind == OpKind::kTopK) return OutElems(op);
+      return InElems(op) * BackwardFlopsPerElement(op.kind);
     case OpCategory::kLookup:
       return OutElems(op);  // scatter-add into the table or the source
+    case OpCategory::kDataMovement:
+      // Expand / Tile sum the gradient over the copies; reflect and edge
+      // padding add the mirrored border gradients back in. Everything else
+      // (constant padding included) moves bytes.
+      if (op.kind == OpKind::kExpand) return OutElems(op);
+      if (op.kind == OpKind::kPad) {
+        auto mode = op.attrs.strings.find("mode");
+        if (mode != op.attrs.strings.end() && mode->second != "constant") {
+          return std::max(0.0, OutElems(op) - InElems(op));
+        }
+      }
+      return 0;
     default:
-      return 0;  // data movement moves bytes; unknown ops are bytes-only
+      return 0;  // unknown ops are bytes-only
   }
+}
+
+bool IsFloating(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16 ||
+         t == DType::kFloat64 || t == DType::kUnknown;
 }
 
 Op NewBackward(const Op& fwd, const std::string& suffix, GradRole role) {
@@ -84,7 +109,93 @@ void FinishBytes(Op& b) {
   b.bytes_written = SumBytes(b.outputs);
 }
 
+// Rows of the per-row statistics a normalisation saves: channels for batch
+// norm, (N, C) for instance norm, (N, groups) for group norm, the dims left
+// of `axis` for layer and RMS norm.
+int64_t NormStatRows(const Op& op) {
+  const auto& shape = op.inputs[0].shape;
+  const int64_t n = shape.empty() ? 1 : shape[0];
+  switch (op.kind) {
+    case OpKind::kBatchNorm:
+      return shape.size() > 1 ? shape[1] : 1;
+    case OpKind::kInstanceNorm:
+      return n * (shape.size() > 1 ? shape[1] : 1);
+    case OpKind::kGroupNorm:
+      return n * op.attrs.GetInt("num_groups", 1);
+    default: {
+      int64_t axis = op.attrs.GetInt("axis", -1);
+      if (axis < 0) axis += static_cast<int64_t>(shape.size());
+      int64_t rows = 1;
+      for (int64_t i = 0; i < axis && i < static_cast<int64_t>(shape.size()); ++i) {
+        rows *= shape[i];
+      }
+      return rows;
+    }
+  }
+}
+
+// Backpropagation through time: the data-gradient op carries the recurrence
+// (dh_{t-1} = dgates * R and the cell derivatives, every step) and the input
+// gradient dX = dgates * W; the weight-gradient op dW, dR and the bias sums.
+// When no activation needs a gradient the recurrence moves to the weight
+// op, which cannot do without it.
+std::vector<Op> RnnBackwardOps(const Op& op, const std::vector<int>& act_inputs,
+                               const std::vector<bool>& grad_inputs,
+                               const std::vector<TensorInfo>& saved) {
+  std::vector<Op> ops;
+  Result<RnnShape> shape = RnnShapeOf(op);
+  if (!shape.ok()) return ops;
+  const RnnShape& r = *shape;
+  const double cells = r.Cells();
+  const double gh = static_cast<double>(r.gates * r.hidden);
+  const double recurrence =
+      cells * (2.0 * gh * static_cast<double>(r.hidden) +
+               r.cell_backward_flops * static_cast<double>(r.hidden));
+  const double input_grad = cells * 2.0 * gh * static_cast<double>(r.input);
+  const double weight_grad =
+      cells * 2.0 * gh * static_cast<double>(r.input + r.hidden) + (r.bias ? cells * gh : 0);
+  bool any_data = false;
+  Op data = NewBackward(op, ".grad_data", GradRole::kData);
+  for (const auto& t : saved) data.inputs.push_back(t);
+  for (size_t k = 0; k < act_inputs.size(); ++k) {
+    if (k >= grad_inputs.size() || !grad_inputs[k]) continue;
+    any_data = true;
+    data.outputs.push_back(GradOf(op.inputs[act_inputs[k]]));
+  }
+  const bool x_grad = !grad_inputs.empty() && grad_inputs[0] && !act_inputs.empty() &&
+                      act_inputs[0] == 0;
+  if (any_data) {
+    data.flops = recurrence + (x_grad ? input_grad : 0);
+    FinishBytes(data);
+    ops.push_back(std::move(data));
+  }
+  if (HasParams(op)) {
+    Op b = NewBackward(op, ".grad_weight", GradRole::kWeight);
+    for (const auto& t : saved) b.inputs.push_back(t);
+    for (const auto& t : op.inputs) {
+      if (t.role == TensorRole::kParameter) b.outputs.push_back(GradOf(t));
+    }
+    b.flops = weight_grad + (any_data ? 0 : recurrence);
+    FinishBytes(b);
+    ops.push_back(std::move(b));
+  }
+  return ops;
+}
+
 }  // namespace
+
+bool HasGradient(const Op& op) {
+  if (CategoryOf(op.kind) == OpCategory::kMeta) return false;
+  if (op.kind == OpKind::kRound || op.kind == OpKind::kCompare ||
+      op.kind == OpKind::kNonZero || op.kind == OpKind::kOneHot) {
+    return false;
+  }
+  if (op.outputs.empty()) return true;
+  for (const auto& t : op.outputs) {
+    if (IsFloating(t.dtype)) return true;
+  }
+  return false;
+}
 
 std::vector<TensorInfo> SavedForBackward(const Op& op) {
   std::vector<TensorInfo> saved;
@@ -95,18 +206,32 @@ std::vector<TensorInfo> SavedForBackward(const Op& op) {
   };
   switch (op.kind) {
     case OpKind::kConv:
+    case OpKind::kConvTranspose:
     case OpKind::kMatMul:
       // The weight gradient needs the input; the data gradient only the weight.
       if (HasParams(op) && !op.inputs.empty() && IsActivation(op.inputs[0])) {
         saved.push_back(op.inputs[0]);
       }
       break;
-    case OpKind::kMul: case OpKind::kDiv: {
+    case OpKind::kMul: case OpKind::kDiv: case OpKind::kEinsum: {
       // Each input's gradient needs the other input: scaling by a constant
-      // saves nothing.
+      // saves nothing; an einsum with a weight keeps its input.
       int acts = 0;
       for (const auto& t : op.inputs) acts += IsActivation(t) ? 1 : 0;
-      if (acts >= 2) activations();
+      if (acts >= 2 || (op.kind == OpKind::kEinsum && HasParams(op))) activations();
+      break;
+    }
+    case OpKind::kRnn: {
+      // The input (for dW) and, per direction and step, the gates and the
+      // states the cell derivatives need: LSTM gates + c + h (6H), GRU
+      // gates + h + r*h (5H), RNN h.
+      if (!op.inputs.empty() && IsActivation(op.inputs[0])) saved.push_back(op.inputs[0]);
+      Result<RnnShape> r = RnnShapeOf(op);
+      if (r.ok()) {
+        const int64_t per_cell = r->gates == 4 ? 6 : (r->gates == 3 ? 5 : 1);
+        saved.push_back(TensorInfo{"rnn_states:" + op.name, DType::kFloat32,
+                                   {r->dirs, r->seq, r->batch, per_cell * r->hidden}});
+      }
       break;
     }
     case OpKind::kWhere:
@@ -121,32 +246,37 @@ std::vector<TensorInfo> SavedForBackward(const Op& op) {
     case OpKind::kLeakyRelu: case OpKind::kHardSwish: case OpKind::kHardSigmoid:
     case OpKind::kClip: case OpKind::kGlobalMaxPool:
     case OpKind::kReduceMax: case OpKind::kCrossEntropy: case OpKind::kUnknown:
+    case OpKind::kPRelu: case OpKind::kSelu: case OpKind::kCelu: case OpKind::kMish:
+    case OpKind::kSoftplus: case OpKind::kSoftsign: case OpKind::kAbs: case OpKind::kLog:
+    case OpKind::kSinCos: case OpKind::kMod:
+    case OpKind::kReduceProd: case OpKind::kReduceNorm: case OpKind::kReduceLogSumExp:
       activations();
       break;
     case OpKind::kRelu: case OpKind::kSigmoid: case OpKind::kTanh:
     case OpKind::kExp: case OpKind::kSqrt: case OpKind::kSoftmax:
+    case OpKind::kElu: case OpKind::kReciprocal:
       if (!op.outputs.empty()) saved.push_back(op.outputs[0]);
       break;
-    case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kBatchNorm: {
+    case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kBatchNorm:
+    case OpKind::kInstanceNorm: case OpKind::kGroupNorm: {
       if (op.inputs.empty()) break;
       saved.push_back(op.inputs[0]);
       // Per-row (or per-channel) mean and inverse std, fp32.
-      const auto& shape = op.inputs[0].shape;
-      int64_t rows = op.kind == OpKind::kBatchNorm
-                         ? (shape.size() > 1 ? shape[1] : 1)
-                         : (shape.empty() || shape.back() == 0
-                                ? 0
-                                : op.inputs[0].NumElements() / shape.back());
-      saved.push_back(TensorInfo{"stats:" + op.name, DType::kFloat32, {2, rows}});
+      saved.push_back(
+          TensorInfo{"stats:" + op.name, DType::kFloat32, {2, NormStatRows(op)}});
       break;
     }
+    case OpKind::kTopK:
+      // The indices route the k gradients back.
+      if (op.outputs.size() > 1) saved.push_back(op.outputs[1]);
+      break;
     case OpKind::kMaxPool:
       if (!op.inputs.empty()) saved.push_back(op.inputs[0]);
       if (!op.outputs.empty()) {
         saved.push_back(TensorInfo{"indices:" + op.name, DType::kInt64, op.outputs[0].shape});
       }
       break;
-    case OpKind::kEmbedding: case OpKind::kGather:
+    case OpKind::kEmbedding: case OpKind::kGather: case OpKind::kScatter:
       for (const auto& t : op.inputs) {
         if (!t.IsWeight() && (t.dtype == DType::kInt64 || t.dtype == DType::kInt32)) {
           saved.push_back(t);
@@ -178,15 +308,12 @@ std::vector<Op> MakeBackwardOps(const Op& op, const std::vector<bool>& grad_inpu
   if (!any_data && !params) return ops;
 
   const std::vector<TensorInfo> saved = SavedForBackward(op);
-  if (CategoryOf(op.kind) == OpCategory::kCompute) {
+  if (op.kind == OpKind::kRnn) {
+    ops = RnnBackwardOps(op, act_inputs, grad_inputs, saved);
+  } else if (CategoryOf(op.kind) == OpCategory::kCompute) {
     // Each gradient of a product costs one product of the same size: the
     // forward FLOPs less the bias adds.
-    double bias = 0;
-    int nparams = 0;
-    for (const auto& t : op.inputs) nparams += t.role == TensorRole::kParameter;
-    if (op.kind == OpKind::kConv ? nparams >= 2 : (nparams >= 2 || op.inputs.size() >= 3)) {
-      bias = OutElems(op);
-    }
+    const double bias = BiasAddFlops(op);
     const double product = op.flops - bias;
     for (size_t k = 0; k < act_inputs.size(); ++k) {
       if (!needs_grad(k)) continue;
@@ -228,7 +355,7 @@ std::vector<Op> MakeBackwardOps(const Op& op, const std::vector<bool>& grad_inpu
     FinishBytes(b);
     ops.push_back(std::move(b));
   }
-  if (fan_out > 1 && !op.outputs.empty()) {
+  if (fan_out > 1 && !op.outputs.empty() && !ops.empty()) {
     // Autograd sums the gradients arriving from several consumers.
     ops.front().flops += (fan_out - 1) * OutElems(op);
   }

@@ -11,6 +11,12 @@
 
 namespace frugal {
 
+// Whether a gradient can flow through `op`'s outputs: false for shape and
+// constant ops, for ops whose outputs are all integer or boolean (argmax,
+// comparisons, indices) and for piecewise-constant ops (floor, ceil, round,
+// sign), whose gradient is zero.
+bool HasGradient(const Op& op);
+
 // Tensors autograd keeps alive from the forward pass until `op`'s backward
 // runs (activations only: parameters are counted separately). Names are
 // stable so that a tensor saved by two ops is counted once.

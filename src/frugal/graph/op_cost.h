@@ -23,6 +23,31 @@ Status FinalizeForwardCosts(OpGraph& graph);
 // Sum of param_count over ops.
 int64_t TotalParameters(const OpGraph& graph);
 
+// The bias adds included in a compute op's forward FLOPs (0 for other
+// kinds), so that backward rules can price the product alone.
+double BiasAddFlops(const Op& op);
+
+// Dims of an LSTM / GRU / RNN op (ONNX inputs X, W [dirs, gates*H, in],
+// R [dirs, gates*H, H], then optional B [dirs, 2*gates*H], sequence_lens,
+// initial_h, initial_c, P [dirs, 3*H]; attributes layout, hidden_size).
+struct RnnShape {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0;
+  int64_t gates = 0;  // LSTM 4, GRU 3, RNN 1
+  int64_t dirs = 0;   // 2 when bidirectional
+  bool bias = false;
+  bool peepholes = false;
+  // Elementwise FLOPs per hidden unit and time step, forward and backward.
+  double cell_flops = 0, cell_backward_flops = 0;
+
+  // Steps times batch times directions: how often the cell runs.
+  double Cells() const {
+    return static_cast<double>(seq) * static_cast<double>(batch) *
+           static_cast<double>(dirs);
+  }
+};
+// InvalidArgument (naming the op) when the shapes are not an RNN's.
+Result<RnnShape> RnnShapeOf(const Op& op);
+
 }  // namespace frugal
 
 #endif  // FRUGAL_GRAPH_OP_COST_H_

@@ -11,8 +11,8 @@ struct KindRow {
   OpKind kind;
   const char* name;
   OpCategory category;
-  // ONNX op types importing as this kind (up to 4).
-  const char* onnx[4];
+  // ONNX op types importing as this kind (up to 8).
+  const char* onnx[8];
   // FLOPs per element, forward and input-gradient. Conventions: one FLOP per
   // add / multiply / compare / divide, one per transcendental (exp, erf,
   // tanh, sqrt), so sigmoid = neg + exp + add + div = 4.
@@ -23,7 +23,10 @@ struct KindRow {
 constexpr KindRow kKinds[] = {
     {OpKind::kConv, "conv", C::kCompute, {"Conv"}, 0, 0},
     {OpKind::kMatMul, "matmul", C::kCompute, {"Gemm"}, 0, 0},
-    {OpKind::kBatchMatMul, "bmm", C::kCompute, {"MatMul"}, 0, 0},
+    {OpKind::kBatchMatMul, "bmm", C::kCompute, {"MatMul", "MatMulInteger"}, 0, 0},
+    {OpKind::kConvTranspose, "conv_transpose", C::kCompute, {"ConvTranspose"}, 0, 0},
+    {OpKind::kRnn, "rnn", C::kCompute, {"LSTM", "GRU", "RNN"}, 0, 0},
+    {OpKind::kEinsum, "einsum", C::kCompute, {"Einsum"}, 0, 0},
     // Add / Sub backward only routes the gradient (and negates for Sub).
     {OpKind::kAdd, "add", C::kElementwise, {"Add", "Sum"}, 1, 0},
     {OpKind::kSub, "sub", C::kElementwise, {"Sub"}, 1, 1},
@@ -55,7 +58,40 @@ constexpr KindRow kKinds[] = {
     {OpKind::kHardSwish, "hardswish", C::kElementwise, {"HardSwish"}, 4, 4},
     {OpKind::kHardSigmoid, "hardsigmoid", C::kElementwise, {"HardSigmoid"}, 3, 2},
     {OpKind::kWhere, "where", C::kElementwise, {"Where"}, 1, 1},
-    {OpKind::kCast, "cast", C::kElementwise, {"Cast"}, 0, 0},
+    {OpKind::kCast, "cast", C::kElementwise, {"Cast", "CastLike"}, 0, 0},
+    // x < 0 ? a*x : x: compare, multiply; backward the same plus, for the
+    // slope, the reduction counted with norm parameters.
+    {OpKind::kPRelu, "prelu", C::kElementwise, {"PRelu"}, 2, 2},
+    // x < 0 ? a*(e^x - 1) : x: compare, exp, sub, mul; g*(y + a) or g.
+    {OpKind::kElu, "elu", C::kElementwise, {"Elu"}, 4, 3},
+    // Elu scaled by lambda.
+    {OpKind::kSelu, "selu", C::kElementwise, {"Selu"}, 5, 4},
+    // max(0,x) + min(0, a*(e^(x/a) - 1)): div, exp, sub, mul, compare.
+    {OpKind::kCelu, "celu", C::kElementwise, {"Celu"}, 5, 4},
+    // x*tanh(ln(1+e^x)): exp, add, log, tanh, mul; backward recomputes
+    // sigmoid (4) and tanh(softplus) (4), then g*(t + x*s*(1-t^2)) (6).
+    {OpKind::kMish, "mish", C::kElementwise, {"Mish"}, 5, 14},
+    // ln(1+e^x): exp, add, log; backward g*sigmoid(x).
+    {OpKind::kSoftplus, "softplus", C::kElementwise, {"Softplus"}, 3, 5},
+    // x/(1+|x|); backward g/(1+|x|)^2.
+    {OpKind::kSoftsign, "softsign", C::kElementwise, {"Softsign"}, 3, 4},
+    // g*sign(x).
+    {OpKind::kAbs, "abs", C::kElementwise, {"Abs"}, 1, 2},
+    // g/x.
+    {OpKind::kLog, "log", C::kElementwise, {"Log"}, 1, 1},
+    // -g*y^2.
+    {OpKind::kReciprocal, "reciprocal", C::kElementwise, {"Reciprocal"}, 1, 3},
+    // g*cos(x) or -g*sin(x).
+    {OpKind::kSinCos, "sin_cos", C::kElementwise, {"Sin", "Cos"}, 1, 2},
+    // a - b*floor(a/b): div, floor, mul, sub; the gradient of a is g.
+    {OpKind::kMod, "mod", C::kElementwise, {"Mod"}, 4, 0},
+    // One add per element; backward is the reverse cumulative sum.
+    {OpKind::kCumSum, "cumsum", C::kElementwise, {"CumSum"}, 1, 1},
+    // A select by the element's position; backward masks the gradient.
+    {OpKind::kTrilu, "trilu", C::kElementwise, {"Trilu"}, 1, 1},
+    {OpKind::kRound, "round", C::kElementwise, {"Floor", "Ceil", "Round", "Sign"}, 1, 0},
+    {OpKind::kCompare, "compare", C::kElementwise,
+     {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or"}, 1, 0},
     // max, sub, exp, sum, div per element; backward y*(g - sum(g*y)): 4.
     {OpKind::kSoftmax, "softmax", C::kNormalization, {"Softmax", "LogSoftmax"}, 5, 4},
     // mean (1), sub (1), square+sum (2), normalise (2), scale+shift (2).
@@ -63,19 +99,33 @@ constexpr KindRow kKinds[] = {
     // square+sum (2), normalise (1), scale (1).
     {OpKind::kRmsNorm, "rmsnorm", C::kNormalization, {"SimplifiedLayerNormalization"}, 4, 8},
     {OpKind::kBatchNorm, "batchnorm", C::kNormalization, {"BatchNormalization"}, 8, 12},
+    {OpKind::kInstanceNorm, "instancenorm", C::kNormalization, {"InstanceNormalization"}, 8, 12},
+    {OpKind::kGroupNorm, "groupnorm", C::kNormalization, {"GroupNormalization"}, 8, 12},
     {OpKind::kMaxPool, "maxpool", C::kPooling, {"MaxPool"}, 0, 0},
     {OpKind::kAvgPool, "avgpool", C::kPooling, {"AveragePool"}, 0, 0},
     {OpKind::kGlobalAvgPool, "global_avgpool", C::kPooling, {"GlobalAveragePool"}, 0, 0},
     {OpKind::kGlobalMaxPool, "global_maxpool", C::kPooling, {"GlobalMaxPool"}, 0, 0},
-    {OpKind::kReduceMean, "reduce_mean", C::kReduction, {"ReduceMean"}, 0, 0},
-    {OpKind::kReduceSum, "reduce_sum", C::kReduction, {"ReduceSum"}, 0, 0},
-    {OpKind::kReduceMax, "reduce_max", C::kReduction, {"ReduceMax", "ReduceMin", "ArgMax"}, 0, 0},
+    {OpKind::kResize, "resize", C::kPooling, {"Resize", "Upsample"}, 0, 0},
+    // Reductions: FLOPs per input element; the gradient is broadcast back.
+    {OpKind::kReduceMean, "reduce_mean", C::kReduction, {"ReduceMean"}, 1, 1},
+    {OpKind::kReduceSum, "reduce_sum", C::kReduction, {"ReduceSum", "ReduceLogSum"}, 1, 1},
+    {OpKind::kReduceMax, "reduce_max", C::kReduction, {"ReduceMax", "ReduceMin", "ArgMax", "ArgMin"}, 1, 1},
+    // g*y/x.
+    {OpKind::kReduceProd, "reduce_prod", C::kReduction, {"ReduceProd"}, 1, 2},
+    // abs or square, then add; backward g*sign(x), 2*g*x or g*x/y.
+    {OpKind::kReduceNorm, "reduce_norm", C::kReduction, {"ReduceL1", "ReduceL2", "ReduceSumSquare"}, 2, 2},
+    // max, sub, exp, add; backward g*exp(x - y).
+    {OpKind::kReduceLogSumExp, "reduce_logsumexp", C::kReduction, {"ReduceLogSumExp"}, 4, 3},
+    // Selection: one compare per input element, plus sorting the k results
+    // (op_cost.cc); backward scatters the k gradients.
+    {OpKind::kTopK, "topk", C::kReduction, {"TopK"}, 1, 0},
+    {OpKind::kNonZero, "nonzero", C::kReduction, {"NonZero"}, 1, 0},
     {OpKind::kEmbedding, "embedding", C::kLookup, {}, 0, 0},
-    {OpKind::kGather, "gather", C::kLookup, {"Gather"}, 0, 0},
+    {OpKind::kGather, "gather", C::kLookup, {"Gather", "GatherElements", "GatherND"}, 0, 0},
     {OpKind::kConcat, "concat", C::kDataMovement, {"Concat"}, 0, 0},
     {OpKind::kSplit, "split", C::kDataMovement, {"Split"}, 0, 0},
     {OpKind::kReshape, "reshape", C::kDataMovement, {"Reshape"}, 0, 0},
-    {OpKind::kTranspose, "transpose", C::kDataMovement, {"Transpose"}, 0, 0},
+    {OpKind::kTranspose, "transpose", C::kDataMovement, {"Transpose", "DepthToSpace", "SpaceToDepth"}, 0, 0},
     {OpKind::kFlatten, "flatten", C::kDataMovement, {"Flatten"}, 0, 0},
     {OpKind::kSqueeze, "squeeze", C::kDataMovement, {"Squeeze"}, 0, 0},
     {OpKind::kUnsqueeze, "unsqueeze", C::kDataMovement, {"Unsqueeze"}, 0, 0},
@@ -83,6 +133,8 @@ constexpr KindRow kKinds[] = {
     {OpKind::kExpand, "expand", C::kDataMovement, {"Expand", "Tile"}, 0, 0},
     {OpKind::kPad, "pad", C::kDataMovement, {"Pad"}, 0, 0},
     {OpKind::kIdentity, "identity", C::kDataMovement, {"Identity"}, 0, 0},
+    {OpKind::kScatter, "scatter", C::kDataMovement, {"ScatterND", "ScatterElements", "Scatter"}, 0, 0},
+    {OpKind::kOneHot, "onehot", C::kDataMovement, {"OneHot"}, 0, 0},
     // Mask generation (compare) and scale: 2; backward: mask multiply.
     {OpKind::kDropout, "dropout", C::kRegularization, {"Dropout"}, 2, 1},
     {OpKind::kShape, "shape", C::kMeta, {"Shape", "Size", "ConstantOfShape", "Range"}, 0, 0},
@@ -140,5 +192,20 @@ OpKind OpKindFromOnnx(std::string_view op_type) {
 
 double ForwardFlopsPerElement(OpKind kind) { return Row(kind).fwd_flops_per_elem; }
 double BackwardFlopsPerElement(OpKind kind) { return Row(kind).bwd_flops_per_elem; }
+
+bool LaterInputsMayBeTrained(OpKind kind) {
+  switch (kind) {
+    case OpKind::kClip: case OpKind::kDropout: case OpKind::kResize:
+    case OpKind::kPad: case OpKind::kTopK: case OpKind::kCumSum:
+    case OpKind::kTrilu: case OpKind::kOneHot: case OpKind::kExpand:
+    case OpKind::kReshape: case OpKind::kSlice: case OpKind::kSqueeze:
+    case OpKind::kUnsqueeze: case OpKind::kSplit: case OpKind::kGather:
+    case OpKind::kWhere: case OpKind::kCompare:
+      return false;
+    default:
+      return CategoryOf(kind) != OpCategory::kReduction &&
+             CategoryOf(kind) != OpCategory::kPooling;
+  }
+}
 
 }  // namespace frugal

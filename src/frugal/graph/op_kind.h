@@ -16,22 +16,36 @@ enum class OpKind {
   kConv,         // 1D/2D/3D convolution, groups, stride, dilation, padding
   kMatMul,       // activation x weight (Gemm, Linear, MatMul with a weight)
   kBatchMatMul,  // activation x activation (attention scores, context)
+  kConvTranspose,  // 1D/2D/3D transposed convolution (weight [C_in, C_out/g, k...])
+  kRnn,            // LSTM / GRU / RNN over the whole sequence, both directions
+  kEinsum,         // einsum: FLOPs from the parsed equation
   // Elementwise.
   kAdd, kSub, kMul, kDiv, kPow, kSqrt, kExp, kNeg, kRelu, kGelu, kGeluTanh,
   kTanh, kSigmoid, kSilu, kErf, kClip, kLeakyRelu, kHardSwish, kHardSigmoid,
   kWhere, kCast,
+  kPRelu, kElu, kSelu, kCelu, kMish, kSoftplus, kSoftsign, kAbs, kLog,
+  kReciprocal, kSinCos, kMod, kCumSum, kTrilu,
+  kRound,    // Floor / Ceil / Round / Sign: no gradient
+  kCompare,  // comparisons and logic ops on booleans: no gradient
   // Normalisation.
-  kSoftmax, kLayerNorm, kRmsNorm, kBatchNorm,
+  kSoftmax, kLayerNorm, kRmsNorm, kBatchNorm, kInstanceNorm, kGroupNorm,
   // Pooling.
   kMaxPool, kAvgPool, kGlobalAvgPool, kGlobalMaxPool,
+  kResize,  // Resize / Upsample: nearest, linear, cubic
   // Reductions.
-  kReduceMean, kReduceSum, kReduceMax,
+  kReduceMean, kReduceSum, kReduceMax, kReduceProd,
+  kReduceNorm,       // ReduceL1 / ReduceL2 / ReduceSumSquare
+  kReduceLogSumExp,
+  kTopK,
+  kNonZero,
   // Lookups.
   kEmbedding,  // Gather from a trainable table
   kGather,     // Gather from an activation
   // Data movement: zero FLOPs, but bytes.
   kConcat, kSplit, kReshape, kTranspose, kFlatten, kSqueeze, kUnsqueeze,
   kSlice, kExpand, kPad, kIdentity,
+  kScatter,  // ScatterND / ScatterElements (reduction = add/mul/max/min costs FLOPs)
+  kOneHot,
   kDropout,
   kShape,     // shape computations: no cost at run time
   kConstant,
@@ -73,11 +87,17 @@ const char* OpCategoryName(OpCategory c);
 // a parameter.
 OpKind OpKindFromOnnx(std::string_view op_type);
 
-// FLOPs per output element of an elementwise / activation kind in the
-// forward pass, and per element of its input gradient in the backward pass
-// (documented in docs/graph.md). 0 for other categories.
+// FLOPs per output element of an elementwise / activation kind (per input
+// element of a normalisation, loss or reduction) in the forward pass, and per
+// element of its input gradient in the backward pass (documented in
+// docs/graph.md). 0 for other categories.
 double ForwardFlopsPerElement(OpKind kind);
 double BackwardFlopsPerElement(OpKind kind);
+
+// False for kinds whose inputs after the first are never trained (Resize's
+// scales, Clip's bounds, Pad's value, Dropout's ratio): a float initializer
+// there is a constant, not a parameter.
+bool LaterInputsMayBeTrained(OpKind kind);
 
 }  // namespace frugal
 

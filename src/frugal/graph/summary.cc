@@ -6,6 +6,23 @@
 #include "frugal/graph/op_cost.h"
 
 namespace frugal {
+namespace {
+
+// Eval exports fold BatchNorm into the preceding Conv: the file then has no
+// BatchNormalization and a bias on every Conv.
+bool LooksBatchNormFolded(const OpGraph& forward) {
+  if (forward.source_format != "onnx") return false;
+  int convs = 0;
+  for (const Op& op : forward.ops) {
+    if (op.kind == OpKind::kBatchNorm) return false;
+    if (op.kind != OpKind::kConv) continue;
+    ++convs;
+    if (op.inputs.size() < 3) return false;
+  }
+  return convs > 0;
+}
+
+}  // namespace
 
 GraphSummary Summarize(const OpGraph& graph, const OpGraph& forward,
                        const TrainingOptions& options, bool training) {
@@ -24,7 +41,10 @@ GraphSummary Summarize(const OpGraph& graph, const OpGraph& forward,
     }
     ++s.ops_by_phase[PhaseName(op.phase)];
     switch (op.phase) {
-      case Phase::kForward: s.flops_forward += op.flops; break;
+      case Phase::kForward:
+        s.flops_forward += op.flops;
+        if (CategoryOf(op.kind) == OpCategory::kCompute) s.flops_forward_compute += op.flops;
+        break;
       case Phase::kBackward: s.flops_backward += op.flops; break;
       case Phase::kOptimizer: s.flops_optimizer += op.flops; break;
     }
@@ -33,6 +53,12 @@ GraphSummary Summarize(const OpGraph& graph, const OpGraph& forward,
   s.memory = EstimateMemory(forward, options);
   s.training = training || graph.IsTraining();
   s.memory_bytes = s.training ? s.memory.training_bytes : s.memory.inference_bytes;
+  if (LooksBatchNormFolded(forward)) {
+    s.notes.push_back(
+        "no BatchNormalization and a bias on every Conv: looks like an eval export with "
+        "BatchNorm folded into the Convs; parameters are the file's (export in training "
+        "mode to keep BatchNorm)");
+  }
   return s;
 }
 
@@ -50,6 +76,7 @@ nlohmann::json SummaryToJson(const GraphSummary& s) {
       {"unknown_ops", s.unknown_types},
       {"params", s.params},
       {"flops_forward", s.flops_forward},
+      {"flops_forward_compute", s.flops_forward_compute},
       {"flops_backward", s.flops_backward},
       {"flops_optimizer", s.flops_optimizer},
       {"measured_time_ms", s.measured_time_ms},
@@ -64,6 +91,7 @@ nlohmann::json SummaryToJson(const GraphSummary& s) {
         {"inference_peak_activation_bytes", m.inference_peak_activation_bytes},
         {"training_bytes", m.training_bytes},
         {"inference_bytes", m.inference_bytes}}},
+      {"notes", s.notes},
   };
 }
 
@@ -111,6 +139,7 @@ std::string SummaryToText(const GraphSummary& s) {
       out += fmt::format("    {:<20} {:>6}\n", type, count);
     }
   }
+  for (const std::string& note : s.notes) out += "  note: " + note + "\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,12 +28,14 @@ struct GraphSummary {
   std::map<std::string, int> unknown_types;  // ONNX op type -> count
   int64_t params = 0;
   double flops_forward = 0;
+  double flops_forward_compute = 0;  // of the compute-category ops (GEMM, conv)
   double flops_backward = 0;
   double flops_optimizer = 0;
   double measured_time_ms = 0;  // sum over profiled ops, if any
   MemoryBreakdown memory;
   bool training = false;  // memory_bytes is the training step's
   int64_t memory_bytes = 0;
+  std::vector<std::string> notes;  // caveats about how the file was read
 };
 
 // `graph` may be forward or training; `forward` is the forward graph it came

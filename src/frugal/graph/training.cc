@@ -96,7 +96,7 @@ Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
   std::vector<bool> rg(n, false);
   for (int u : order) {
     const Op& op = forward.ops[u];
-    if (CategoryOf(op.kind) == OpCategory::kMeta) continue;
+    if (!HasGradient(op)) continue;
     for (const auto& t : op.inputs) rg[u] = rg[u] || t.role == TensorRole::kParameter;
     for (int e : in_edges[u]) rg[u] = rg[u] || rg[forward.edges[e].src];
   }

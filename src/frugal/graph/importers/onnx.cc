@@ -1,8 +1,9 @@
 // ONNX importer: one op per node, shapes from ONNX's own shape inference, so
 // that files with stripped weights (dims but no data) import exactly. The
-// batch dim (dim 0 of every graph input that is not an initializer) is set
-// from ImportOptions before inference; every other dim must be static or
-// inferable. Unknown op types are kept with bytes-only cost.
+// symbolic dims of the data inputs are set from ImportOptions before
+// inference (onnx_inputs.h); shape computations are folded between rounds
+// of inference until nothing changes (onnx_fold.h); every other dim must then
+// be static. Unknown op types are kept with bytes-only cost.
 #include <climits>
 #include <exception>
 #include <filesystem>
@@ -14,7 +15,11 @@
 #include <vector>
 
 #include "frugal/base/file_io.h"
+#include "frugal/graph/einsum.h"
 #include "frugal/graph/importers/importers.h"
+#include "frugal/graph/importers/onnx_control_flow.h"
+#include "frugal/graph/importers/onnx_fold.h"
+#include "frugal/graph/importers/onnx_inputs.h"
 #include "frugal/graph/op_cost.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -23,7 +28,7 @@
 namespace frugal::importers {
 namespace {
 
-using TypeMap = std::unordered_map<std::string, const onnx::TypeProto*>;
+using TypeMap = OnnxTypeMap;
 using InitMap = std::unordered_map<std::string, const onnx::TensorProto*>;
 
 constexpr char kNotInferredNote[] = "output shape not inferred";
@@ -116,80 +121,6 @@ Status CheckSize(const std::vector<int64_t>& shape, const std::string& where) {
   return Status::Ok();
 }
 
-// Copies every dim whose symbol is in `symbols` to its value.
-void ResolveSymbols(onnx::TypeProto* type,
-                    const std::map<std::string, int64_t>& symbols) {
-  if (!type->has_tensor_type() || !type->tensor_type().has_shape()) return;
-  for (auto& d : *type->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
-    if (!d.has_dim_param()) continue;
-    auto it = symbols.find(d.dim_param());
-    if (it != symbols.end()) d.set_dim_value(it->second);
-  }
-}
-
-// Sets dim 0 of the graph inputs (the batch) and checks that their other dims
-// are static. Returns the batch the graph was built for (0 when no input has
-// a dim 0).
-Result<int64_t> SetBatch(onnx::GraphProto* graph, const InitMap& inits,
-                         int64_t requested, const std::string& path) {
-  const int64_t dynamic_batch = requested > 0 ? requested : 1;
-  std::map<std::string, int64_t> symbols;
-  bool overrode_static = false;
-  int64_t batch = 0;
-  for (auto& input : *graph->mutable_input()) {
-    if (inits.count(input.name()) != 0) continue;
-    if (!input.type().has_tensor_type()) {
-      return InvalidArgument(
-          path + ": input '" + input.name() +
-          "' is not a tensor (sequences and maps are not supported)");
-    }
-    auto* tensor = input.mutable_type()->mutable_tensor_type();
-    if (!tensor->has_shape()) {
-      return InvalidArgument(path + ": input '" + input.name() +
-                             "' has unknown rank");
-    }
-    if (tensor->shape().dim_size() == 0) continue;
-    auto* dim0 = tensor->mutable_shape()->mutable_dim(0);
-    if (dim0->has_dim_value() && dim0->dim_value() > 0) {
-      if (requested > 0 && dim0->dim_value() != requested) {
-        dim0->set_dim_value(requested);
-        overrode_static = true;
-      }
-    } else {
-      if (dim0->has_dim_param() && !dim0->dim_param().empty()) {
-        symbols.emplace(dim0->dim_param(), dynamic_batch);
-      }
-      dim0->set_dim_value(dynamic_batch);
-    }
-    if (batch == 0) batch = dim0->dim_value();
-  }
-  for (auto& input : *graph->mutable_input()) {
-    if (inits.count(input.name()) != 0) continue;
-    ResolveSymbols(input.mutable_type(), symbols);
-    if (!IsStaticTensor(&input.type())) {
-      return InvalidArgument(path + ": input '" + input.name() + "' " +
-                             WhyNotStatic(&input.type()) +
-                             "; only the batch dim (0) can be set");
-    }
-  }
-  if (overrode_static) {
-    // The file's annotations were written for its own batch; inference will
-    // rebuild them for the new one.
-    graph->clear_value_info();
-    for (auto& output : *graph->mutable_output()) {
-      if (output.type().has_tensor_type()) {
-        output.mutable_type()->mutable_tensor_type()->clear_shape();
-      }
-    }
-  } else {
-    for (auto& vi : *graph->mutable_value_info())
-      ResolveSymbols(vi.mutable_type(), symbols);
-    for (auto& out : *graph->mutable_output())
-      ResolveSymbols(out.mutable_type(), symbols);
-  }
-  return batch;
-}
-
 Status InferShapes(onnx::ModelProto* model, const std::string& path) {
   // Data propagation resolves Reshape targets computed from Shape ops.
   onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
@@ -219,7 +150,7 @@ class OnnxGraphBuilder {
  public:
   OnnxGraphBuilder(std::string path, onnx::ModelProto* model)
       : path_(std::move(path)), model_(model), graph_(model->mutable_graph()) {
-    for (const auto& init : graph_->initializer()) inits_[init.name()] = &init;
+    RebuildInits();
     for (const auto& opset : model->opset_import()) {
       opsets_[IsDefaultDomain(opset.domain()) ? "" : opset.domain()] =
           static_cast<int>(opset.version());
@@ -240,9 +171,19 @@ class OnnxGraphBuilder {
     OpGraph g;
     g.name = std::filesystem::path(path_).stem().string();
     g.source_format = "onnx";
-    FRUGAL_ASSIGN_OR_RETURN(g.batch,
-                            SetBatch(graph_, inits_, options.batch, path_));
+    int weight_inputs = 0;
+    FRUGAL_ASSIGN_OR_RETURN(
+        g.batch, PrepareInputs(graph_, options, path_, &weight_inputs));
+    if (weight_inputs > 0) RebuildInits();
+    // Sequences never reduce to tensors; reject them before inference gives
+    // their outputs fallback tensor types.
+    FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/true));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
+    FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/false));
+    for (const auto& node : graph_->node()) {
+      for (const auto& in : node.input()) read_.insert(in);
+    }
+    for (const auto& out : graph_->output()) read_.insert(out.name());
     types_ = BuildTypeMap(*graph_);
     std::set<std::string> produced;
     for (const auto& v : graph_->input()) produced.insert(v.name());
@@ -298,17 +239,77 @@ class OnnxGraphBuilder {
     return &slot;
   }
 
+  void RebuildInits() {
+    inits_.clear();
+    for (const auto& init : graph_->initializer()) inits_[init.name()] = &init;
+  }
+
+  int DefaultOpset() const {
+    auto it = opsets_.find("");
+    return it == opsets_.end() ? 1 : it->second;
+  }
+
+  // Folds the shape computations inference has made computable, then the
+  // If / Loop ops the known values make reducible; true when the graph
+  // changed (inference must run again).
+  Result<bool> Fold() {
+    ValueMap values = PropagateValues(*graph_, DefaultOpset(), types_);
+    bool changed = WriteBackValues(values, graph_, &folded_) > 0;
+    if (!changed) {
+      FRUGAL_ASSIGN_OR_RETURN(changed,
+                              ReduceControlFlow(values, DefaultOpset(), path_, graph_));
+    }
+    if (changed) RebuildInits();
+    return changed;
+  }
+
+  // Control flow and sequences: costed only when the importer could reduce
+  // them (there are none left here), else one error naming the op.
+  Status RejectControlFlow(bool sequences_only) const {
+    for (const auto& node : graph_->node()) {
+      if (!IsDefaultDomain(node.domain())) continue;
+      const std::string& t = node.op_type();
+      const bool sequence = t.rfind("Sequence", 0) == 0 || t == "SplitToSequence" ||
+                            t == "ConcatFromSequence";
+      if (!sequence && (sequences_only || (t != "Loop" && t != "If" && t != "Scan"))) continue;
+      std::string name = node.name().empty() ? t : node.name();
+      std::string why =
+          sequence ? "sequence ops are not supported"
+          : t == "Scan"
+              ? "Scan is not supported"
+              : t == "If" ? "its condition is not a constant; frugal prices If only with a "
+                            "constant condition"
+                          : "its trip count is not a constant; frugal prices Loop only "
+                            "with a constant trip count";
+      return InvalidArgument(path_ + ": op '" + name + "' (" + t + "): " + why);
+    }
+    return Status::Ok();
+  }
+
   // Outputs that inference left without a static shape, on nodes allowed to
   // fall back, get the first input's shape; inference then runs again so
-  // that the ops downstream see it. Each round settles at least the first
-  // such node whose input is known, so the loop ends.
+  // that the ops downstream see it. Between rounds, shape computations are
+  // folded. Each round folds at least one input or settles at least the
+  // first fallback node whose input is known, so the loop ends.
   Status InferWithFallbacks() {
-    for (int round = 0; round <= graph_->node_size(); ++round) {
+    const int max_rounds = 2 * graph_->node_size() + 2;
+    for (int round = 0; round <= max_rounds; ++round) {
       FRUGAL_RETURN_IF_ERROR(InferShapes(model_, path_));
       types_ = BuildTypeMap(*graph_);
       init_types_.clear();
+      FRUGAL_ASSIGN_OR_RETURN(bool folded, Fold());
+      if (folded) continue;
       std::vector<std::pair<std::string, onnx::TypeProto>> fallbacks;
+      bool inferred_einsum = false;
       for (const auto& node : graph_->node()) {
+        if (node.op_type() == "Einsum" && IsDefaultDomain(node.domain())) {
+          onnx::TypeProto type;
+          if (EinsumType(node, &type)) {
+            SetType(node.output(0), std::move(type));
+            inferred_einsum = true;
+          }
+          continue;
+        }
         if (!MayFallBack(node, OpKindFromOnnx(node.op_type()))) continue;
         for (const auto& out : node.output()) {
           if (out.empty() || StaticType(out) != nullptr) continue;
@@ -316,13 +317,38 @@ class OnnxGraphBuilder {
           if (FallbackType(node, out, &type)) fallbacks.emplace_back(out, type);
         }
       }
-      if (fallbacks.empty()) return Status::Ok();
+      if (fallbacks.empty() && !inferred_einsum) return Status::Ok();
       for (auto& [name, type] : fallbacks) {
         fallback_outputs_.insert(name);
         SetType(name, std::move(type));
       }
     }
     return Status::Ok();
+  }
+
+  // ONNX infers only an Einsum's rank; its dims follow from the equation.
+  // False when the output is known already or the operands are not.
+  bool EinsumType(const onnx::NodeProto& node, onnx::TypeProto* type) {
+    if (node.output_size() != 1 || StaticType(node.output(0)) != nullptr) return false;
+    std::string equation;
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "equation") equation = a.s();
+    }
+    std::vector<std::vector<int64_t>> shapes;
+    int32_t elem = onnx::TensorProto::FLOAT;
+    for (const auto& in : node.input()) {
+      const onnx::TypeProto* t = StaticType(in);
+      if (t == nullptr) return false;
+      elem = t->tensor_type().elem_type();
+      shapes.emplace_back();
+      for (const auto& d : t->tensor_type().shape().dim()) shapes.back().push_back(d.dim_value());
+    }
+    Result<std::vector<int64_t>> dims = EinsumOutputShape(equation, shapes);
+    if (!dims.ok()) return false;
+    type->mutable_tensor_type()->set_elem_type(elem);
+    auto* shape = type->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : *dims) shape->add_dim()->set_dim_value(d);
+    return true;
   }
 
   // The first input's shape, keeping whatever inference did know (element
@@ -420,7 +446,8 @@ class OnnxGraphBuilder {
     const std::string& name = node.input(index);
     auto init = inits_.find(name);
     if (init != inits_.end()) {
-      if (!IsFloatType(init->second->data_type())) return TensorRole::kConstant;
+      if (!IsFloatType(init->second->data_type()) || folded_.count(name) != 0)
+        return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
       if (node.op_type() == "BatchNormalization" &&
           (index == 3 || index == 4)) {
@@ -508,6 +535,11 @@ class OnnxGraphBuilder {
         role = TensorRole::kBuffer;
       }
       Result<TensorInfo> t = MakeTensor(out, where, role);
+      if (!t.ok() && read_.count(out) == 0) {
+        // Nobody reads it (training BatchNorm's running stats at opsets 11
+        // and 13 come without types): it costs no bytes downstream.
+        continue;
+      }
       if (!t.ok() && may_fall_back) {
         // Nothing consistent could be injected (rank disagrees, or inputs
         // unknown): keep the op with its first input's shape.
@@ -566,6 +598,8 @@ class OnnxGraphBuilder {
   std::unordered_map<std::string, onnx::TypeProto> init_types_;
   std::set<std::string> constant_outputs_;
   std::set<std::string> fallback_outputs_;
+  std::set<std::string> folded_;  // initializers holding folded values
+  std::set<std::string> read_;    // tensors some node or the graph outputs read
   std::unordered_map<std::string, int> producer_;
 };
 

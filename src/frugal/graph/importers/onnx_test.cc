@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <map>
 #include <string>
 
 #include "frugal/base/file_io.h"
@@ -185,22 +187,121 @@ TEST(OnnxImporter, KeepsUnknownOpsAndFallsBackToTheirInputShape) {
   EXPECT_EQ(g.ops.back().outputs[0].shape, (std::vector<int64_t>{5, 8}));
 }
 
-TEST(OnnxImporter, UnresolvableDynamicDimIsAnError) {
-  Result<OpGraph> g = ImportGraph(Path("testdata/onnx/dynamic_seq.onnx"));
-  ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(g.status().message().find("dynamic_seq.onnx"), std::string::npos);
-  EXPECT_NE(g.status().message().find("'seq'"), std::string::npos)
-      << g.status().message();
+Result<OpGraph> Import(const std::string& rel, int64_t batch,
+                       std::map<std::string, int64_t> dims = {}) {
+  ImportOptions options;
+  options.batch = batch;
+  options.dims = std::move(dims);
+  return ImportGraph(Path(rel), options);
 }
 
-TEST(OnnxImporter, StaticBatchIsKeptUnlessOverridden) {
+void ExpectError(const Result<OpGraph>& g, std::initializer_list<const char*> parts) {
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+  for (const char* part : parts) {
+    EXPECT_NE(g.status().message().find(part), std::string::npos)
+        << "no '" << part << "' in: " << g.status().message();
+  }
+  EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+}
+
+TEST(OnnxImporter, UnsetSymbolicDimNamesTheInputTheDimAndTheFlag) {
+  ExpectError(ImportGraph(Path("testdata/onnx/dynamic_seq.onnx")),
+              {"dynamic_seq.onnx", "input 'x' dim 1", "'seq'", "--dim seq=VALUE"});
+}
+
+TEST(OnnxImporter, NamedDimsSetSymbolicDims) {
+  Result<OpGraph> g = Import("testdata/onnx/dynamic_seq.onnx", 3, {{"seq", 7}});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->batch, 3);
+  EXPECT_EQ(g->ops[0].outputs[0].shape, (std::vector<int64_t>{3, 7, 8}));
+}
+
+TEST(OnnxImporter, UnknownDimNameIsAnError) {
+  ExpectError(Import("testdata/onnx/dynamic_seq.onnx", 1, {{"seq", 4}, {"heigth", 2}}),
+              {"--dim heigth=2", "no symbolic dim 'heigth'", "batch, seq"});
+  ExpectError(Import("testdata/onnx/static_batch.onnx", 0, {{"seq", 4}}), {"it has none"});
+}
+
+TEST(OnnxImporter, StaticBatchIsKeptAndAnotherBatchCannotApply) {
   OpGraph own = Load("testdata/onnx/static_batch.onnx");
   EXPECT_EQ(own.batch, 2);
   EXPECT_EQ(own.ops[0].outputs[0].shape, (std::vector<int64_t>{2, 4}));
-  OpGraph three = Load("testdata/onnx/static_batch.onnx", 3);
-  EXPECT_EQ(three.batch, 3);
-  EXPECT_EQ(three.ops[0].outputs[0].shape, (std::vector<int64_t>{3, 4}));
+  OpGraph same = Load("testdata/onnx/static_batch.onnx", 2);
+  EXPECT_EQ(same.batch, 2);
+  ExpectError(Import("testdata/onnx/static_batch.onnx", 3),
+              {"--batch 3 cannot apply", "input 'x' is fixed at [2, 4]"});
+}
+
+TEST(OnnxImporter, FoldsShapeComputationsChains) {
+  Result<OpGraph> g = Import("testdata/onnx/shape_chain.onnx", 3, {{"seq", 5}});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  auto out = [&](const char* name) {
+    const Op* op = FindOp(*g, name);
+    EXPECT_NE(op, nullptr) << name;
+    return op == nullptr ? std::vector<int64_t>{} : op->outputs[0].shape;
+  };
+  EXPECT_EQ(out("reshape"), (std::vector<int64_t>{3, 10, 4}));
+  EXPECT_EQ(out("expand"), (std::vector<int64_t>{3, 1, 10, 4}));
+  EXPECT_EQ(out("pad"), (std::vector<int64_t>{3, 10, 6}));
+  EXPECT_EQ(out("slice"), (std::vector<int64_t>{3, 5, 6}));
+  EXPECT_EQ(out("tile"), (std::vector<int64_t>{3, 10, 6}));
+  EXPECT_EQ(out("proj"), (std::vector<int64_t>{3, 10, 5}));
+  const Op* proj = FindOp(*g, "proj");
+  ASSERT_NE(proj, nullptr);
+  EXPECT_DOUBLE_EQ(proj->flops, 2.0 * 3 * 10 * 5 * 6);
+  // Folded shape tensors are constants, never parameters.
+  EXPECT_EQ(TotalParameters(*g), 6 * 5);
+  const Op* reshape = FindOp(*g, "reshape");
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->inputs[1].role, TensorRole::kConstant);
+}
+
+TEST(OnnxImporter, WeightInputsAreParametersAndKeepTheirDims) {
+  Result<OpGraph> g = Import("testdata/onnx/weights_as_inputs.onnx", 4);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->batch, 4);
+  EXPECT_EQ(TotalParameters(*g), 4 * 3 * 3 * 3 + 4 + 10 * 4 + 10);
+  ASSERT_EQ(g->ops[0].kind, OpKind::kConv);
+  EXPECT_EQ(g->ops[0].inputs[0].shape, (std::vector<int64_t>{4, 3, 8, 8}));
+  EXPECT_EQ(g->ops[0].inputs[1].shape, (std::vector<int64_t>{4, 3, 3, 3}));
+  EXPECT_EQ(g->ops[0].inputs[1].role, TensorRole::kParameter);
+  EXPECT_EQ(g->ops.back().outputs[0].shape, (std::vector<int64_t>{4, 10}));
+  EXPECT_DOUBLE_EQ(g->ops[0].flops, (2.0 * 27 + 1) * 4 * 4 * 8 * 8);
+}
+
+TEST(OnnxImporter, UnreadOutputsMayLackTypes) {
+  Result<OpGraph> g = Import("testdata/onnx/bn_untyped_outputs.onnx", 2);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->ops[0].kind, OpKind::kBatchNorm);
+  EXPECT_EQ(g->ops[0].outputs[0].shape, (std::vector<int64_t>{2, 4, 5, 5}));
+  EXPECT_EQ(TotalParameters(*g), 8);
+}
+
+TEST(OnnxImporter, InlinesConstantIfAndUnrollsConstantLoops) {
+  Result<OpGraph> g = Import("testdata/onnx/control_flow.onnx", 2);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  int matmuls = 0;
+  for (const Op& op : g->ops) {
+    EXPECT_NE(op.type, "If");
+    EXPECT_NE(op.type, "Loop");
+    if (op.type == "MatMul") {
+      ++matmuls;
+      EXPECT_EQ(op.outputs[0].shape, (std::vector<int64_t>{2, 8}));
+    }
+  }
+  EXPECT_EQ(matmuls, 1 + 3);  // the then branch, three iterations
+  EXPECT_EQ(TotalParameters(*g), 2 * 8 * 8);
+  // The scan output stacks the three iterations.
+  const Op* last = &g->ops.back();
+  EXPECT_EQ(last->outputs[0].shape, (std::vector<int64_t>{3, 2, 8}));
+}
+
+TEST(OnnxImporter, UnreducibleControlFlowAndSequencesAreOneError) {
+  ExpectError(Import("testdata/onnx/dynamic_loop.onnx", 1),
+              {"dynamic_loop.onnx", "op 'rnn' (Loop)", "trip count"});
+  ExpectError(Import("testdata/onnx/sequence.onnx", 1),
+              {"op 'pack' (SequenceConstruct)", "sequence"});
 }
 
 }  // namespace

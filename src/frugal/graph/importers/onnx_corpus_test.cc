@@ -1,0 +1,69 @@
+// Imports every file of the ONNX corpus (testdata/onnx/corpus, written by
+// tools/export_onnx_corpus.py) with the flags reference.json gives, and
+// checks the parameter count exactly, the compute FLOPs within 10 % of the
+// independent PyTorch count, and that the training graph can be derived.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/graph/importer.h"
+#include "frugal/graph/op_cost.h"
+#include "frugal/graph/training.h"
+
+namespace frugal {
+namespace {
+
+const std::string kCorpus = std::string(FRUGAL_SOURCE_ROOT) + "/testdata/onnx/corpus/";
+
+nlohmann::json Reference() {
+  std::ifstream in(kCorpus + "reference.json");
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+// --batch N and --dim NAME=VALUE, as the CLI maps them.
+ImportOptions OptionsFor(const nlohmann::json& flags) {
+  ImportOptions o;
+  for (size_t i = 0; i + 1 < flags.size(); i += 2) {
+    const std::string flag = flags[i].get<std::string>();
+    const std::string value = flags[i + 1].get<std::string>();
+    if (flag == "--batch") {
+      o.batch = std::stoll(value);
+    } else if (flag == "--dim") {
+      const size_t eq = value.find('=');
+      o.dims[value.substr(0, eq)] = std::stoll(value.substr(eq + 1));
+    } else {
+      ADD_FAILURE() << "unknown flag " << flag;
+    }
+  }
+  return o;
+}
+
+double ComputeFlops(const OpGraph& g) {
+  double f = 0;
+  for (const Op& op : g.ops) {
+    if (CategoryOf(op.kind) == OpCategory::kCompute) f += op.flops;
+  }
+  return f;
+}
+
+TEST(OnnxCorpus, EveryFileImportsWithTheReferenceParametersAndFlops) {
+  nlohmann::json ref = Reference();
+  ASSERT_TRUE(ref.is_object()) << "cannot read " << kCorpus << "reference.json";
+  ASSERT_GE(ref.size(), 40u);
+  for (const auto& [name, r] : ref.items()) {
+    SCOPED_TRACE(name);
+    Result<OpGraph> g = ImportGraph(kCorpus + name + ".onnx", OptionsFor(r["flags"]));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    EXPECT_EQ(TotalParameters(*g), r["params"].get<int64_t>());
+    const double want = r["flops_compute"].get<double>();
+    EXPECT_NEAR(ComputeFlops(*g), want, 0.10 * want);
+    Result<OpGraph> t = BuildTrainingGraph(*g, TrainingOptions{});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+  }
+}
+
+}  // namespace
+}  // namespace frugal
