@@ -52,7 +52,7 @@ double NonComputeBackwardFlops(const Op& op) {
       return OutElems(op) * BackwardFlopsPerElement(op.kind);
     case OpCategory::kNormalization:
     case OpCategory::kLoss:
-      return InElems(op) * BackwardFlopsPerElement(op.kind);
+      return CountedInputElements(op) * BackwardFlopsPerElement(op.kind);
     case OpCategory::kPooling:
       // Max pooling scatters each output gradient to its argmax; average
       // pooling spreads it over the window (one multiply-add per tap).
@@ -186,7 +186,7 @@ std::vector<Op> RnnBackwardOps(const Op& op, const std::vector<int>& act_inputs,
 
 bool HasGradient(const Op& op) {
   if (CategoryOf(op.kind) == OpCategory::kMeta) return false;
-  if (op.kind == OpKind::kRound || op.kind == OpKind::kCompare ||
+  if (op.kind == OpKind::kRound || op.kind == OpKind::kCompare || op.kind == OpKind::kRandom ||
       op.kind == OpKind::kNonZero || op.kind == OpKind::kOneHot) {
     return false;
   }
@@ -248,7 +248,7 @@ std::vector<TensorInfo> SavedForBackward(const Op& op) {
     case OpKind::kReduceMax: case OpKind::kCrossEntropy: case OpKind::kUnknown:
     case OpKind::kPRelu: case OpKind::kSelu: case OpKind::kCelu: case OpKind::kMish:
     case OpKind::kSoftplus: case OpKind::kSoftsign: case OpKind::kAbs: case OpKind::kLog:
-    case OpKind::kSinCos: case OpKind::kMod:
+    case OpKind::kSinCos: case OpKind::kTrig: case OpKind::kMod:
     case OpKind::kReduceProd: case OpKind::kReduceNorm: case OpKind::kReduceLogSumExp:
       activations();
       break;
@@ -277,6 +277,7 @@ std::vector<TensorInfo> SavedForBackward(const Op& op) {
       }
       break;
     case OpKind::kEmbedding: case OpKind::kGather: case OpKind::kScatter:
+    case OpKind::kNllLoss:
       for (const auto& t : op.inputs) {
         if (!t.IsWeight() && (t.dtype == DType::kInt64 || t.dtype == DType::kInt32)) {
           saved.push_back(t);

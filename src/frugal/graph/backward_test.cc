@@ -159,6 +159,8 @@ TEST(Backward, NoGradientThroughIndicesMasksAndRounding) {
   EXPECT_FALSE(HasGradient(arg));
   Op fl = Costed("floor", OpKind::kRound, {Act("x", {4})}, {Act("y", {4})});
   EXPECT_FALSE(HasGradient(fl));
+  Op rnd = Costed("rnd", OpKind::kRandom, {Act("x", {4})}, {Act("y", {4})});
+  EXPECT_FALSE(HasGradient(rnd));
   Op relu = Costed("relu", OpKind::kRelu, {Act("x", {4})}, {Act("y", {4})});
   EXPECT_TRUE(HasGradient(relu));
 }

@@ -157,6 +157,14 @@ double ScatterFlops(const Op& op) {
 
 }  // namespace
 
+double CountedInputElements(const Op& op) {
+  if (op.inputs.empty()) return 0;
+  const auto& x = op.inputs[0];
+  const double elems = static_cast<double>(x.NumElements());
+  if (op.kind != OpKind::kNllLoss || x.shape.size() < 2 || x.shape[1] == 0) return elems;
+  return elems / static_cast<double>(x.shape[1]);
+}
+
 double BiasAddFlops(const Op& op) {
   const double out_elems =
       op.outputs.empty() ? 0 : static_cast<double>(op.outputs[0].NumElements());
@@ -295,7 +303,7 @@ Status ComputeForwardCost(Op& op) {
       break;
     case OpCategory::kNormalization:
     case OpCategory::kLoss:
-      op.flops = in_elems * ForwardFlopsPerElement(op.kind);
+      op.flops = CountedInputElements(op) * ForwardFlopsPerElement(op.kind);
       break;
     case OpCategory::kPooling:
       if (op.kind == OpKind::kResize) {

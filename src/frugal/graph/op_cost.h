@@ -23,6 +23,11 @@ Status FinalizeForwardCosts(OpGraph& graph);
 // Sum of param_count over ops.
 int64_t TotalParameters(const OpGraph& graph);
 
+// The elements a normalisation's or loss's per-element FLOP count applies
+// to: the input's, or for NegativeLogLikelihoodLoss (input [N, C, d...]) the
+// rows N * d..., one picked class each.
+double CountedInputElements(const Op& op);
+
 // The bias adds included in a compute op's forward FLOPs (0 for other
 // kinds), so that backward rules can price the product alone.
 double BiasAddFlops(const Op& op);

@@ -333,6 +333,15 @@ TEST(OpCost, ScatterWithReductionCombinesEachUpdate) {
   EXPECT_DOUBLE_EQ(s.flops, 12);
 }
 
+TEST(OpCost, NllLossCostsPerRowNotPerClass) {
+  Op l = MakeOp("nll", OpKind::kNllLoss,
+                {Act("logp", {8, 1000, 4}), TensorInfo{"t", DType::kInt64, {8, 4}}},
+                {Act("loss", {})});
+  ASSERT_TRUE(ComputeForwardCost(l).ok());
+  EXPECT_DOUBLE_EQ(CountedInputElements(l), 32);
+  EXPECT_DOUBLE_EQ(l.flops, 2 * 32);
+}
+
 TEST(OpCost, OnnxTypesMapToTheirKinds) {
   EXPECT_EQ(OpKindFromOnnx("ConvTranspose"), OpKind::kConvTranspose);
   EXPECT_EQ(OpKindFromOnnx("LSTM"), OpKind::kRnn);
@@ -344,6 +353,10 @@ TEST(OpCost, OnnxTypesMapToTheirKinds) {
   EXPECT_EQ(OpKindFromOnnx("DepthToSpace"), OpKind::kTranspose);
   EXPECT_EQ(OpKindFromOnnx("GatherElements"), OpKind::kGather);
   EXPECT_EQ(OpKindFromOnnx("ArgMin"), OpKind::kReduceMax);
+  EXPECT_EQ(OpKindFromOnnx("Atanh"), OpKind::kTrig);
+  EXPECT_EQ(OpKindFromOnnx("IsInf"), OpKind::kCompare);
+  EXPECT_EQ(OpKindFromOnnx("Bernoulli"), OpKind::kRandom);
+  EXPECT_EQ(OpKindFromOnnx("NegativeLogLikelihoodLoss"), OpKind::kNllLoss);
   EXPECT_EQ(OpKindFromOnnx("NoSuchOp"), OpKind::kUnknown);
   // Every kind's name parses back.
   for (OpKind k : {OpKind::kConvTranspose, OpKind::kRnn, OpKind::kEinsum, OpKind::kResize,

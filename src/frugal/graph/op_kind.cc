@@ -11,8 +11,8 @@ struct KindRow {
   OpKind kind;
   const char* name;
   OpCategory category;
-  // ONNX op types importing as this kind (up to 8).
-  const char* onnx[8];
+  // ONNX op types importing as this kind (up to 12).
+  const char* onnx[12];
   // FLOPs per element, forward and input-gradient. Conventions: one FLOP per
   // add / multiply / compare / divide, one per transcendental (exp, erf,
   // tanh, sqrt), so sigmoid = neg + exp + add + div = 4.
@@ -28,7 +28,7 @@ constexpr KindRow kKinds[] = {
     {OpKind::kRnn, "rnn", C::kCompute, {"LSTM", "GRU", "RNN"}, 0, 0},
     {OpKind::kEinsum, "einsum", C::kCompute, {"Einsum"}, 0, 0},
     // Add / Sub backward only routes the gradient (and negates for Sub).
-    {OpKind::kAdd, "add", C::kElementwise, {"Add", "Sum"}, 1, 0},
+    {OpKind::kAdd, "add", C::kElementwise, {"Add", "Sum", "Mean"}, 1, 0},
     {OpKind::kSub, "sub", C::kElementwise, {"Sub"}, 1, 1},
     // d(ab) = g*b, g*a.
     {OpKind::kMul, "mul", C::kElementwise, {"Mul"}, 1, 2},
@@ -40,7 +40,7 @@ constexpr KindRow kKinds[] = {
     {OpKind::kExp, "exp", C::kElementwise, {"Exp"}, 1, 1},
     {OpKind::kNeg, "neg", C::kElementwise, {"Neg"}, 1, 1},
     // Backward is a masked select: one compare per element.
-    {OpKind::kRelu, "relu", C::kElementwise, {"Relu"}, 1, 1},
+    {OpKind::kRelu, "relu", C::kElementwise, {"Relu", "ThresholdedRelu"}, 1, 1},
     // 0.5x(1+erf(x/sqrt2)): div, erf, add, mul, mul.
     {OpKind::kGelu, "gelu", C::kElementwise, {"Gelu"}, 5, 8},
     // 0.5x(1+tanh(c(x+0.044715x^3))): 3 mul (x^3, coef), add, mul, tanh,
@@ -83,6 +83,10 @@ constexpr KindRow kKinds[] = {
     {OpKind::kReciprocal, "reciprocal", C::kElementwise, {"Reciprocal"}, 1, 3},
     // g*cos(x) or -g*sin(x).
     {OpKind::kSinCos, "sin_cos", C::kElementwise, {"Sin", "Cos"}, 1, 2},
+    // The other trigonometric and hyperbolic functions; backward: the
+    // derivative (e.g. 1/sqrt(1-x^2): mul, sub, sqrt, div) times g.
+    {OpKind::kTrig, "trig", C::kElementwise,
+     {"Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}, 1, 5},
     // a - b*floor(a/b): div, floor, mul, sub; the gradient of a is g.
     {OpKind::kMod, "mod", C::kElementwise, {"Mod"}, 4, 0},
     // One add per element; backward is the reverse cumulative sum.
@@ -91,7 +95,11 @@ constexpr KindRow kKinds[] = {
     {OpKind::kTrilu, "trilu", C::kElementwise, {"Trilu"}, 1, 1},
     {OpKind::kRound, "round", C::kElementwise, {"Floor", "Ceil", "Round", "Sign"}, 1, 0},
     {OpKind::kCompare, "compare", C::kElementwise,
-     {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or"}, 1, 0},
+     {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+      "IsNaN", "IsInf"}, 1, 0},
+    // Random numbers, one per output element: no gradient.
+    {OpKind::kRandom, "random", C::kElementwise,
+     {"RandomUniformLike", "RandomNormalLike", "RandomUniform", "RandomNormal", "Bernoulli"}, 1, 0},
     // max, sub, exp, sum, div per element; backward y*(g - sum(g*y)): 4.
     {OpKind::kSoftmax, "softmax", C::kNormalization, {"Softmax", "LogSoftmax"}, 5, 4},
     // mean (1), sub (1), square+sum (2), normalise (2), scale+shift (2).
@@ -141,6 +149,9 @@ constexpr KindRow kKinds[] = {
     {OpKind::kConstant, "constant", C::kMeta, {"Constant"}, 0, 0},
     // log-softmax (5) + pick + mean; backward softmax - onehot (2).
     {OpKind::kCrossEntropy, "cross_entropy", C::kLoss, {"SoftmaxCrossEntropyLoss"}, 6, 2},
+    // Per row (not per element, op_cost.cc): pick, weight, reduce (2);
+    // backward writes -w at the target (1).
+    {OpKind::kNllLoss, "nll_loss", C::kLoss, {"NegativeLogLikelihoodLoss"}, 2, 1},
     {OpKind::kSgd, "sgd", C::kOptimizer, {}, 0, 0},
     {OpKind::kSgdMomentum, "sgd_momentum", C::kOptimizer, {}, 0, 0},
     {OpKind::kAdam, "adam", C::kOptimizer, {}, 0, 0},
@@ -200,7 +211,7 @@ bool LaterInputsMayBeTrained(OpKind kind) {
     case OpKind::kTrilu: case OpKind::kOneHot: case OpKind::kExpand:
     case OpKind::kReshape: case OpKind::kSlice: case OpKind::kSqueeze:
     case OpKind::kUnsqueeze: case OpKind::kSplit: case OpKind::kGather:
-    case OpKind::kWhere: case OpKind::kCompare:
+    case OpKind::kWhere: case OpKind::kCompare: case OpKind::kRandom:
       return false;
     default:
       return CategoryOf(kind) != OpCategory::kReduction &&

@@ -24,9 +24,10 @@ enum class OpKind {
   kTanh, kSigmoid, kSilu, kErf, kClip, kLeakyRelu, kHardSwish, kHardSigmoid,
   kWhere, kCast,
   kPRelu, kElu, kSelu, kCelu, kMish, kSoftplus, kSoftsign, kAbs, kLog,
-  kReciprocal, kSinCos, kMod, kCumSum, kTrilu,
+  kReciprocal, kSinCos, kTrig, kMod, kCumSum, kTrilu,
   kRound,    // Floor / Ceil / Round / Sign: no gradient
   kCompare,  // comparisons and logic ops on booleans: no gradient
+  kRandom,   // random tensors: no gradient
   // Normalisation.
   kSoftmax, kLayerNorm, kRmsNorm, kBatchNorm, kInstanceNorm, kGroupNorm,
   // Pooling.
@@ -51,6 +52,7 @@ enum class OpKind {
   kConstant,
   // Loss.
   kCrossEntropy,
+  kNllLoss,  // NegativeLogLikelihoodLoss: costs per row, not per element
   // Optimizer updates (training graphs).
   kSgd,
   kSgdMomentum,

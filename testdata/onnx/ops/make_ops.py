@@ -180,6 +180,25 @@ class Misc(nn.Module):
         return n + n + B * 3 * math.log2(3) + n + n + n
 
 
+class Loss(nn.Module):
+    """nll_loss on log-probabilities (log_softmax + nll_loss would export as
+    one SoftmaxCrossEntropyLoss)."""
+
+    def forward(self, x, target):
+        return F.nll_loss(torch.log(F.softmax(x, dim=1)), target)
+
+    inputs = ((B, 10, 3), (B, 3))
+
+    @staticmethod
+    def make_inputs():
+        return torch.randn(B, 10, 3), torch.randint(0, 10, (B, 3))
+
+    @staticmethod
+    def flops():
+        # softmax 5, log 1 per element; pick, weight, mean per row.
+        return 6 * B * 10 * 3 + 2 * B * 3
+
+
 MODULES = {
     "conv_transpose": ConvTranspose,
     "lstm": Lstm,
@@ -189,6 +208,7 @@ MODULES = {
     "activations": Activations,
     "norms": Norms,
     "misc": Misc,
+    "loss": Loss,
 }
 
 
@@ -219,7 +239,10 @@ def main():
     expected = {}
     for name, cls in MODULES.items():
         module = cls().eval()
-        args = tuple(torch.randn(*shape) for shape in cls.inputs)
+        if hasattr(cls, "make_inputs"):
+            args = cls.make_inputs()
+        else:
+            args = tuple(torch.randn(*shape) for shape in cls.inputs)
         path = os.path.join(HERE, name + ".onnx")
         with torch.no_grad():
             torch.onnx.export(module, args, path, opset_version=OPSET)
