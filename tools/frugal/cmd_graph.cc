@@ -32,19 +32,6 @@ struct GraphArgs {
   bool json = false;
 };
 
-// "NAME=VALUE" with a non-empty NAME and an integer VALUE >= 1.
-bool ParseDim(const std::string& s, std::string* name, int64_t* value) {
-  const size_t eq = s.find('=');
-  if (eq == 0 || eq == std::string::npos || eq + 1 == s.size()) return false;
-  const std::string digits = s.substr(eq + 1);
-  if (digits.size() > 15 || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  *name = s.substr(0, eq);
-  *value = std::stoll(digits);
-  return *value >= 1;
-}
-
 void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
   cmd->add_option("MODEL", a->model, "ONNX model, HF config.json, dnn-partitioning or frugal JSON")
       ->required();
@@ -53,13 +40,7 @@ void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
   cmd->add_option("--dim", a->dims,
                   "NAME=VALUE: value of the ONNX symbolic dim NAME (seq, height, ...); repeatable")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->check([](const std::string& s) {
-        int64_t v = 0;
-        std::string name;
-        return ParseDim(s, &name, &v) ? std::string()
-                                      : "expected NAME=VALUE with VALUE >= 1, got '" + s + "'";
-      });
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--format", a->format, "Input format: auto or one of `graph formats`");
   cmd->add_flag("--train", a->train, "Derive the training step (backward + optimizer)");
   cmd->add_option("--optimizer", a->optimizer, "Optimizer for --train: sgd, momentum, adam, none")
@@ -84,14 +65,7 @@ Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
   ImportOptions opts;
   opts.batch = std::max<int64_t>(a.batch, 0);
   opts.seq_len = std::max<int64_t>(a.seq, 0);
-  for (const std::string& d : a.dims) {
-    std::string name;
-    int64_t value = 0;
-    if (!ParseDim(d, &name, &value)) return InvalidArgument("--dim: bad '" + d + "'");
-    if (!opts.dims.emplace(name, value).second) {
-      return InvalidArgument("--dim " + name + " is given twice");
-    }
-  }
+  FRUGAL_ASSIGN_OR_RETURN(opts.dims, ParseDims(a.dims));
   FRUGAL_ASSIGN_OR_RETURN(opts.head, ParseHeadOption(a.head));
   FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraph(a.model, opts, a.format));
   if (!a.train || forward->IsTraining()) return *forward;
