@@ -137,6 +137,7 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
     std::string where = "link " + std::to_string(i);
     if (!l.is_object()) return bad(where + " is not an object");
     Link link;
+    if (l.contains("name") && !l["name"].is_string()) return bad(where + ": 'name' is not a string");
     link.name = l.value("name", where);
     if (!l.contains("bw_gbps") || !l["bw_gbps"].is_number()) {
       return bad(where + ": missing number 'bw_gbps'");
