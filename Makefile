@@ -44,7 +44,7 @@ test: build
 bench: build
 	./bench/run.sh $(BUILD)
 
-# libFuzzer targets, one per importer, built with clang in their own tree and
+# libFuzzer targets, one per importer and file reader, built with clang in their own tree and
 # run for FUZZ_SECONDS each. Skipped (with a note) where clang is missing.
 fuzz: deps
 	./fuzz/run.sh $(FUZZ_SECONDS)

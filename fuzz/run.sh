@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds the importer fuzzers with clang (ASan + UBSan) in build-fuzz/ and
-# runs each for SECONDS (default 20), seeded from bundled inputs. Exits 1 on
-# the first crash, leak or timeout, leaving the reproducer in build-fuzz/.
+# Builds the fuzzers with clang (ASan + UBSan) in build-fuzz/ and runs each
+# for SECONDS (default 20), seeded from bundled inputs: one per graph
+# importer (onnx, hf, dnn_partitioning, frugal) and one per other reader
+# (catalog, topology, trace — csv / frugal binary / oracleGeneral by the
+# first byte —, timing CSV). Exits 1 on the first crash, leak or timeout,
+# leaving the reproducer in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-20}"
@@ -10,12 +13,15 @@ if ! command -v clang++ >/dev/null; then
   exit 0
 fi
 B=build-fuzz
+TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing)
 if [ ! -f "$B/build.ninja" ]; then
+  LAUNCHER=()
+  if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
   CC=clang CXX=clang++ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFRUGAL_BUILD_FUZZERS=ON -DFRUGAL_BUILD_TESTS=OFF -DFRUGAL_BUILD_BENCH=OFF \
+    -DFRUGAL_BUILD_FUZZERS=ON -DFRUGAL_BUILD_TESTS=OFF -DFRUGAL_BUILD_BENCH=OFF "${LAUNCHER[@]}" \
     -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" >/dev/null
 fi
-cmake --build "$B" -j 2 --target fuzz_onnx fuzz_hf fuzz_dnn_partitioning fuzz_frugal
+cmake --build "$B" -j 2 --target "${TARGETS[@]/#/fuzz_}"
 
 SHARED=../shared/data
 seed() {  # seed DIR FILES...: copies existing small seed files into DIR
@@ -25,12 +31,26 @@ seed() {  # seed DIR FILES...: copies existing small seed files into DIR
     if [ -f "$f" ]; then cp "$f" "$dir/"; fi
   done
 }
+seed_with_byte() {  # seed_with_byte DIR BYTE FILE: FILE's start behind one selector byte
+  mkdir -p "$1"
+  if [ -f "$3" ]; then
+    { printf "\\$(printf '%03o' "$2")"; head -c 8192 "$3"; } > "$1/$2-$(basename "$3")"
+  fi
+}
 seed "$B/corpus/onnx" models/mobilenet_v2.onnx testdata/onnx/*.onnx
 seed "$B/corpus/hf" "$SHARED"/models/hf-configs/*.json
 seed "$B/corpus/dnn_partitioning" "$SHARED"/graphs/dnn-partitioning/latency-inputs/LayerGraphs/*.json
 seed "$B/corpus/frugal" testdata/graphs/*.json
+seed "$B/corpus/catalog" data/catalog/*.json
+seed "$B/corpus/topology" testdata/place/*.topology.json
+for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
+seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
+mkdir -p "$B/corpus/timing"
+for f in "$SHARED"/perf/neusight-op-timings/*/NVIDIA_A100-PCIE-40GB.csv; do
+  if [ -f "$f" ]; then head -c 4096 "$f" > "$B/corpus/timing/$(basename "$(dirname "$f")").csv"; fi
+done
 
-for t in onnx hf dnn_partitioning frugal; do
+for t in "${TARGETS[@]}"; do
   echo "fuzz: $t for ${SECONDS_EACH}s" >&2
   (cd "$B" && ASAN_OPTIONS=detect_leaks=1 "./fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" \
       -timeout=10 -rss_limit_mb=4096 -max_len=1048576 -print_final_stats=1 "corpus/$t" \

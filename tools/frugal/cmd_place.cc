@@ -135,6 +135,10 @@ int RunPlace(const PlaceArgs& a) {
 
   PlaceOptions opts;
   opts.time_limit_s = a.time_limit_s;
+  // One budget for the whole run: the bounds first (cheap, and cut short
+  // when they are not), then every method.
+  opts.deadline = place::Deadline::In(a.time_limit_s);
+  place::LowerBounds lb = place::ComputeLowerBounds(p, opts.deadline);
   opts.seed = a.seed;
   opts.threads = a.threads;
   if (progress) opts.log = [](const std::string& m) { std::fprintf(stderr, "  %s\n", m.c_str()); };
@@ -167,7 +171,6 @@ int RunPlace(const PlaceArgs& a) {
     }
     runs.push_back(std::move(run));
   }
-  place::LowerBounds lb = place::ComputeLowerBounds(p);
   for (const MethodRun& r : runs) {
     if (r.outcome.bound_is_global && r.outcome.bound_ms > lb.mip_ms) lb.mip_ms = r.outcome.bound_ms;
   }
@@ -277,7 +280,8 @@ void SetupPlace(CLI::App& sub, int* exit_code) {
   sub.add_option("--perf-model", a->model.perf_model,
                  "Op-time model for --gpu: a file from `perf train`, or roofline / ceer / "
                  "learned (default: the bundled learned model)");
-  sub.add_option("--time-limit", a->time_limit_s, "Seconds for pesto (MIP and refinement)")
+  sub.add_option("--time-limit", a->time_limit_s,
+                 "Seconds for the whole run: bounds, every method, pesto's MIP and refinement")
       ->capture_default_str()
       ->check(NumberIn(0, 1e7, true));
   sub.add_option("--method", a->method, "A method, `all`, or `list` to print them")

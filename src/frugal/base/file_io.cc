@@ -1,26 +1,75 @@
 #include "frugal/base/file_io.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "frugal/base/units.h"
 
 namespace frugal {
+namespace {
 
-Result<std::string> ReadFileToString(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    return NotFound(path + ": no such file");
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+Status CheckInputFile(const std::string& path, int64_t max_bytes) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return NotFound(path + ": no such file");
+    return InvalidArgument(path + ": cannot open for reading: " + std::strerror(errno));
   }
-  if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgument(path + ": is a directory, expected a file");
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidArgument(path + ": is " + FileTypeName(st.st_mode) +
+                           ", expected a regular file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(path + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return InvalidArgument(path + ": read error");
-  return ss.str();
+  if (max_bytes >= 0 && st.st_size > max_bytes) {
+    return InvalidArgument(path + ": file is " + HumanBytes(static_cast<double>(st.st_size)) +
+                           ", over the " + HumanBytes(static_cast<double>(max_bytes)) +
+                           " limit for this input");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ReadFileToString(const std::string& path, int64_t max_bytes) {
+  FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, max_bytes));
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return InvalidArgument(path + ": cannot open for reading: " + std::strerror(errno));
+  }
+  std::string data;
+  char buf[1 << 16];
+  bool over = false;
+  while (true) {
+    const size_t n = std::fread(buf, 1, sizeof(buf), f);
+    if (n == 0) break;
+    if (max_bytes >= 0 && static_cast<int64_t>(data.size() + n) > max_bytes) {
+      over = true;
+      break;
+    }
+    data.append(buf, n);
+  }
+  const bool error = std::ferror(f) != 0;
+  std::fclose(f);
+  if (over) {
+    return InvalidArgument(path + ": file grew over the " +
+                           HumanBytes(static_cast<double>(max_bytes)) +
+                           " limit for this input while being read");
+  }
+  if (error) return InvalidArgument(path + ": read error");
+  return data;
 }
 
 Status WriteStringToFile(const std::string& path, const std::string& data) {

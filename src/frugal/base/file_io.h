@@ -1,8 +1,13 @@
-// Whole-file reads and writes, and JSON files. Errors name the path.
+// Whole-file reads and writes, and JSON files. Errors name the path. Every
+// reader of user files goes through CheckInputFile first (directly or via
+// ReadFileToString): devices, FIFOs, sockets and directories are refused
+// before a byte is read, so `/dev/zero` or a pipe cannot hang or exhaust
+// memory, and whole-file reads stop at a size limit.
 // Stateless; thread-safe.
 #ifndef FRUGAL_BASE_FILE_IO_H_
 #define FRUGAL_BASE_FILE_IO_H_
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,9 +16,21 @@
 
 namespace frugal {
 
-// NotFound when the file does not exist, InvalidArgument when it is a
-// directory or unreadable.
-Result<std::string> ReadFileToString(const std::string& path);
+// Largest file ReadFileToString reads by default (2 GiB, protobuf's limit
+// for one ONNX model, and far above any graph, catalog or config).
+inline constexpr int64_t kMaxReadFileBytes = int64_t{2} << 30;
+
+// Checks that `path` names a regular file (after symlinks) of at most
+// max_bytes bytes (negative: no limit; streaming readers of long traces).
+// NotFound when it does not exist; InvalidArgument, one line naming the
+// path, for a directory, a device, a FIFO, a socket, or a file over the
+// limit.
+Status CheckInputFile(const std::string& path, int64_t max_bytes = kMaxReadFileBytes);
+
+// CheckInputFile, then the whole file. The read itself also stops at
+// max_bytes, so a file that grows while it is read cannot exceed it.
+Result<std::string> ReadFileToString(const std::string& path,
+                                     int64_t max_bytes = kMaxReadFileBytes);
 Status WriteStringToFile(const std::string& path, const std::string& data);
 
 // Parses a JSON file; a syntax error becomes "PATH: malformed JSON at byte N".

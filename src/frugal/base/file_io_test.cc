@@ -1,5 +1,8 @@
 #include "frugal/base/file_io.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -19,6 +22,50 @@ TEST(FileIo, DirectoryIsRejected) {
   auto r = ReadFileToString(std::filesystem::temp_directory_path().string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(FileIo, CharacterDeviceIsRefusedBeforeReading) {
+  // /dev/zero never ends: reading it would hang and grow without bound.
+  auto r = ReadFileToString("/dev/zero");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "/dev/zero: is a character device, expected a regular file");
+  EXPECT_FALSE(ReadJsonFile("/dev/null").ok());
+}
+
+TEST(FileIo, FifoIsRefusedWithoutBlocking) {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("frugal_file_io_fifo_" + std::to_string(::getpid())))
+                         .string();
+  std::filesystem::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  // Opening a FIFO with no writer blocks forever; the check must come first.
+  auto r = ReadFileToString(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is a FIFO"), std::string::npos);
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+}
+
+TEST(FileIo, FileOverTheLimitIsRefused) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "frugal_file_io_limit.txt").string();
+  ASSERT_TRUE(WriteStringToFile(path, std::string(2048, 'x')).ok());
+  auto r = ReadFileToString(path, 1024);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find(path + ": file is 2.00 KiB, over the 1.00 KiB limit"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_TRUE(ReadFileToString(path, 2048).ok());
+  EXPECT_TRUE(CheckInputFile(path, -1).ok());
+  std::filesystem::remove(path);
+}
+
+TEST(FileIo, CheckInputFileNamesMissingFiles) {
+  Status s = CheckInputFile("/nonexistent/trace.frt", -1);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "/nonexistent/trace.frt: no such file");
 }
 
 TEST(FileIo, RoundTripsAFile) {

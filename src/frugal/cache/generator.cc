@@ -5,8 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "frugal/base/units.h"
+
 namespace frugal::cache {
 namespace {
+
+// A generated event in memory: the struct, its path's heap buffer, and the
+// sort's scratch space; for the size estimate in the limit's message.
+constexpr double kBytesPerEvent = 256;
 
 // splitmix64: the same stream on every platform and standard library.
 class Rng {
@@ -32,24 +38,36 @@ struct File {
 
 class Generator {
  public:
-  Generator(const GeneratorOptions& o, PipelineShape shape)
-      : o_(o), shape_(std::move(shape)), rng_(o.seed * 0x2545F4914F6CDD1Dull + 17) {}
+  // count_only: Emit only counts, so Count() knows the trace length before
+  // any event is stored (same random stream, hence the exact length).
+  Generator(const GeneratorOptions& o, PipelineShape shape, bool count_only = false)
+      : o_(o), shape_(std::move(shape)), rng_(o.seed * 0x2545F4914F6CDD1Dull + 17),
+        count_only_(count_only) {}
 
   std::vector<TraceEvent> Run() {
-    std::vector<std::vector<File>> outputs(o_.pipelines);
-    for (int day = 0; day < o_.days; ++day) {
-      for (int p = 0; p < o_.pipelines; ++p) {
-        const int64_t start_us = (static_cast<int64_t>(day) * 86400 + p * o_.stagger_s) * 1000000 +
-                                 rng_.Below(600) * 1000000;
-        RunPipeline(p, day, start_us, &outputs[p]);
-      }
-    }
+    Walk();
     std::stable_sort(events_.begin(), events_.end(),
                      [](const TraceEvent& a, const TraceEvent& b) { return a.time_us < b.time_us; });
     return std::move(events_);
   }
 
+  int64_t Count() {
+    Walk();
+    return count_;
+  }
+
  private:
+  void Walk() {
+    std::vector<PipelineState> state(o_.pipelines);
+    for (int day = 0; day < o_.days; ++day) {
+      for (int p = 0; p < o_.pipelines; ++p) {
+        const int64_t start_us = (static_cast<int64_t>(day) * 86400 + p * o_.stagger_s) * 1000000 +
+                                 rng_.Below(600) * 1000000;
+        RunPipeline(p, day, start_us, &state[p]);
+      }
+    }
+  }
+
   int64_t Scaled(int64_t bytes) const {
     return std::max<int64_t>(1, std::llround(static_cast<double>(bytes) * o_.scale));
   }
@@ -61,6 +79,10 @@ class Generator {
   }
   void Emit(int64_t t, EventKind kind, const std::string& path, int64_t offset, int64_t length,
             int64_t size, int p, int stage, int worker, const std::string& new_path = "") {
+    if (count_only_) {
+      ++count_;
+      return;
+    }
     TraceEvent e;
     e.time_us = t;
     e.kind = kind;
@@ -83,6 +105,12 @@ class Generator {
   };
   void ReadSlices(const std::vector<Slice>& slices, int64_t t, int64_t dur, int p, int stage,
                   int worker) {
+    if (count_only_) {
+      for (const Slice& s : slices) {
+        count_ += (s.length + shape_.read_chunk_bytes - 1) / shape_.read_chunk_bytes;
+      }
+      return;
+    }
     std::vector<Slice> chunks;
     for (const Slice& s : slices) {
       for (int64_t off = 0; off < s.length; off += shape_.read_chunk_bytes) {
@@ -97,7 +125,14 @@ class Generator {
     }
   }
 
-  void RunPipeline(int p, int day, int64_t t, std::vector<File>* outputs) {
+  // What a pipeline's previous run left: its output shards, and when its
+  // training read them last.
+  struct PipelineState {
+    std::vector<File> outputs;
+    int64_t last_read_us = 0;
+  };
+
+  void RunPipeline(int p, int day, int64_t t, PipelineState* state) {
     const int W = shape_.workers;
     const std::string root = fmt::format("{}/p{}", o_.preset, p);
     // Stage 0 input: the raw shards, the same every day.
@@ -172,11 +207,14 @@ class Generator {
       Emit(t + w, EventKind::kRename, shuffle_prev[w].path, 0, 0, f.size, p, stages, w, f.path);
       finals.push_back(f);
     }
-    for (size_t k = 0; k < outputs->size(); ++k) {
-      Emit(t + 1000000 + static_cast<int64_t>(k), EventKind::kDelete, (*outputs)[k].path, 0, 0,
-           (*outputs)[k].size, p, stages, -1);
+    // At large scales a run (training included) outlasts a day: yesterday's
+    // shards go only once their last epoch has read them.
+    const int64_t drop_us = std::max(t, state->last_read_us) + 1000000;
+    for (size_t k = 0; k < state->outputs.size(); ++k) {
+      Emit(drop_us + static_cast<int64_t>(k), EventKind::kDelete, state->outputs[k].path, 0, 0,
+           state->outputs[k].size, p, stages, -1);
     }
-    *outputs = finals;
+    state->outputs = finals;
     // Training reads every shard once per epoch, in a shuffled order.
     int64_t total = 0;
     for (const File& f : finals) total += f.size;
@@ -192,11 +230,14 @@ class Generator {
       ReadSlices(slices, t, epoch_us, p, stages + 1, e % shape_.trainers);
       t += epoch_us + 1000000;
     }
+    state->last_read_us = t;
   }
 
   const GeneratorOptions& o_;
   PipelineShape shape_;
   Rng rng_;
+  bool count_only_;
+  int64_t count_ = 0;
   std::vector<TraceEvent> events_;
 };
 
@@ -209,12 +250,34 @@ Result<std::vector<TraceEvent>> GenerateTrace(const GeneratorOptions& o) {
   }
   if (o.pipelines < 1 || o.pipelines > 64) return InvalidArgument("--pipelines must be in 1..64");
   if (o.days < 1 || o.days > 365) return InvalidArgument("--days must be in 1..365");
-  if (!(o.scale > 0) || o.scale > 1e6) return InvalidArgument("--scale must be > 0");
+  if (!(o.scale > 0) || o.scale > kMaxGeneratorScale) {
+    return InvalidArgument(fmt::format("--scale must be in (0, {:g}], got {:g}", kMaxGeneratorScale,
+                                       o.scale));
+  }
   if (!(o.straggler_prob >= 0 && o.straggler_prob <= 1) || !(o.retry_prob >= 0 && o.retry_prob <= 1)) {
     return InvalidArgument("probabilities must be in [0, 1]");
   }
+  if (o.stagger_s < 0 || o.stagger_s > 86400) {
+    return InvalidArgument("the stagger between pipelines must be in 0..86400 seconds");
+  }
+  if (o.max_events < 1) return InvalidArgument("max_events must be >= 1");
+  const int64_t events = CountTraceEvents(o).value();
+  if (events > o.max_events) {
+    return InvalidArgument(fmt::format(
+        "cache gen: the trace would have {} events, over the limit of {} (about {} in memory); "
+        "lower --scale (large files are read in 4 GiB chunks), --days or --pipelines",
+        events, o.max_events, HumanBytes(static_cast<double>(events) * kBytesPerEvent)));
+  }
   Generator g(o, row->factory());
   return g.Run();
+}
+
+Result<int64_t> CountTraceEvents(const GeneratorOptions& o) {
+  const auto* row = FindRow(Presets(), o.preset);
+  if (row == nullptr) {
+    return InvalidArgument("unknown preset '" + o.preset + "' (expected " + RowNames(Presets()) + ")");
+  }
+  return Generator(o, row->factory(), /*count_only=*/true).Count();
 }
 
 }  // namespace frugal::cache

@@ -44,6 +44,12 @@ struct PipelineShape {
   int64_t read_chunk_bytes = int64_t{4} << 30;  // reads larger files in chunks
 };
 
+// Largest --scale (file sizes stay far from int64 overflow).
+inline constexpr double kMaxGeneratorScale = 1e6;
+// Default bound on a generated trace: every event is held in memory (about
+// 250 bytes each, measured) before it is sorted and written.
+inline constexpr int64_t kMaxGeneratedEvents = 10'000'000;
+
 struct GeneratorOptions {
   std::string preset = "image";
   int pipelines = 3;     // run concurrently, staggered by stagger_s
@@ -51,17 +57,27 @@ struct GeneratorOptions {
   double scale = 1.0;    // multiplies every file size
   double straggler_prob = 0.05;  // a worker runs 2-4x slower
   double retry_prob = 0.03;      // an output bundle is written twice
-  int64_t stagger_s = 2 * 3600;
+  int64_t stagger_s = 2 * 3600;  // 0..86400
   uint64_t seed = 1;
+  // GenerateTrace refuses, before generating, a trace with more events.
+  int64_t max_events = kMaxGeneratedEvents;
 };
 
 using PresetFactory = PipelineShape (*)();
 // The preset table: image, text, join.
 std::span<const RegistryRow<PresetFactory>> Presets();
 
-// Events sorted by time. InvalidArgument for an unknown preset or a
-// non-positive count / scale, or probabilities outside [0, 1].
+// Events sorted by time. InvalidArgument for an unknown preset, a count or
+// scale out of range, probabilities outside [0, 1], or a trace that would
+// have more than options.max_events events (known up front, without
+// generating it). Every read is of a live file: created (or raw input) and
+// not yet deleted, at every scale.
 Result<std::vector<TraceEvent>> GenerateTrace(const GeneratorOptions& options);
+
+// The exact number of events GenerateTrace(options) returns, computed
+// without storing them (time linear in the number of files, not events).
+// InvalidArgument for an unknown preset.
+Result<int64_t> CountTraceEvents(const GeneratorOptions& options);
 
 }  // namespace frugal::cache
 

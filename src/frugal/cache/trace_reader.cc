@@ -1,7 +1,5 @@
 #include "frugal/cache/trace_reader.h"
 
-#include <filesystem>
-
 #include "frugal/base/file_io.h"
 
 namespace frugal::cache {
@@ -33,11 +31,7 @@ std::string GuessTraceFormat(const std::string& path) {
 
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path,
                                                const std::string& format) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return NotFound(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgument(path + ": is a directory");
-  }
+  FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   std::string name = format;
   if (name == "auto") {
     name = GuessTraceFormat(path);

@@ -50,6 +50,9 @@ Status CheckOp(const OpGraph& g, int i) {
     return fail("NaN or infinite time");
   }
   if (op.measured_time_ms < 0 && op.measured_time_ms != -1) return fail("negative time");
+  if (op.measured_time_ms > kMaxSaneTimeMs || op.measured_cpu_time_ms > kMaxSaneTimeMs) {
+    return fail("absurd time (over 1e9 ms)");
+  }
   if (op.measured_cpu_time_ms < 0 && op.measured_cpu_time_ms != -1) {
     return fail("negative CPU time");
   }
@@ -138,6 +141,9 @@ Status OpGraph::Validate() const {
     if (BadNumber(edge.measured_cost_ms) ||
         (edge.measured_cost_ms < 0 && edge.measured_cost_ms != -1)) {
       return InvalidArgument(label + ": negative or NaN transfer cost");
+    }
+    if (edge.measured_cost_ms > kMaxSaneTimeMs) {
+      return InvalidArgument(label + ": absurd transfer cost (over 1e9 ms)");
     }
   }
   return TopologicalOrder().status();

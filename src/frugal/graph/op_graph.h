@@ -111,6 +111,9 @@ class OpGraph {
 // Largest tensor / memory / FLOPs accepted before an input is deemed absurd.
 inline constexpr double kMaxSaneBytes = 1e15;   // 1 PB
 inline constexpr double kMaxSaneFlops = 1e21;
+// Longest measured op or transfer time (ms, 11.6 days): anything above is
+// an input error, and keeps LP / MIP coefficients well scaled.
+inline constexpr double kMaxSaneTimeMs = 1e9;
 
 }  // namespace frugal
 

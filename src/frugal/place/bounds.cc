@@ -24,14 +24,14 @@ double CriticalPathMs(const PlacementProblem& p) {
   return best;
 }
 
-LowerBounds ComputeLowerBounds(const PlacementProblem& p) {
+LowerBounds ComputeLowerBounds(const PlacementProblem& p, const Deadline& deadline) {
   LowerBounds b;
   b.critical_path_ms = CriticalPathMs(p);
   b.work_per_device_ms = p.total_time_ms() / p.num_devices;
   CommBound cb = ComputeCommBound(p);
   b.comm_ms = cb.bound_ms;
-  b.memory_path_ms = MemoryPathBoundMs(p, cb.head_ms, cb.tail_ms);
-  b.chain_ms = ChainBoundMs(p, cb.head_ms, cb.tail_ms);
+  if (!deadline.Passed()) b.memory_path_ms = MemoryPathBoundMs(p, cb.head_ms, cb.tail_ms);
+  if (!deadline.Passed()) b.chain_ms = ChainBoundMs(p, cb.head_ms, cb.tail_ms, deadline);
   return b;
 }
 

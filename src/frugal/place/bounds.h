@@ -7,6 +7,7 @@
 #ifndef FRUGAL_PLACE_BOUNDS_H_
 #define FRUGAL_PLACE_BOUNDS_H_
 
+#include "frugal/place/deadline.h"
 #include "frugal/place/problem.h"
 
 namespace frugal::place {
@@ -22,7 +23,10 @@ struct LowerBounds {
 };
 
 double CriticalPathMs(const PlacementProblem& p);
-LowerBounds ComputeLowerBounds(const PlacementProblem& p);
+// Once `deadline` passes, the costlier bounds still to compute are left at 0
+// (the chain bound keeps what it proved so far): every field stays a valid
+// lower bound.
+LowerBounds ComputeLowerBounds(const PlacementProblem& p, const Deadline& deadline = {});
 
 }  // namespace frugal::place
 

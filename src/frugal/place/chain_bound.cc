@@ -282,7 +282,7 @@ double WindowItem(const Chain& ch, int wa, int wd) {
 
 // The best sum of window items over windows with disjoint gaps; the
 // windows are the side ops' windows up to kMaxWindow positions.
-double WindowDpGaps(const Chain& ch) {
+double WindowDpGaps(const Chain& ch, const Deadline& deadline) {
   std::vector<std::vector<int>> starts(ch.m);  // by window end
   for (int a = 0; a < ch.m; ++a) {
     for (const Side& s : ch.by_a[a]) {
@@ -291,6 +291,7 @@ double WindowDpGaps(const Chain& ch) {
   }
   std::vector<double> f(ch.m, 0);
   for (int d = 1; d < ch.m; ++d) {
+    if (deadline.Passed()) return f[d - 1];
     f[d] = f[d - 1];
     std::sort(starts[d].begin(), starts[d].end());
     starts[d].erase(std::unique(starts[d].begin(), starts[d].end()), starts[d].end());
@@ -302,16 +303,17 @@ double WindowDpGaps(const Chain& ch) {
 }  // namespace
 
 double ChainBoundOfPathMs(const PlacementProblem& p, const std::vector<int>& path,
-                          const std::vector<double>& head, const std::vector<double>& tail) {
+                          const std::vector<double>& head, const std::vector<double>& tail,
+                          const Deadline& deadline) {
   if (path.empty()) return 0;
   Chain ch = BuildChain(p, path);
-  double gaps = std::max(CutDpGaps(ch), WindowDpGaps(ch));
+  double gaps = std::max(CutDpGaps(ch), WindowDpGaps(ch, deadline));
   return head[path.front()] + ch.pre[ch.m] + gaps + tail[path.back()];
 }
 
 double ChainBoundMs(const PlacementProblem& p, const std::vector<double>& head,
-                    const std::vector<double>& tail) {
-  return ChainBoundOfPathMs(p, CriticalPath(p), head, tail);
+                    const std::vector<double>& tail, const Deadline& deadline) {
+  return ChainBoundOfPathMs(p, CriticalPath(p), head, tail, deadline);
 }
 
 }  // namespace frugal::place

@@ -62,18 +62,22 @@
 
 #include <vector>
 
+#include "frugal/place/deadline.h"
 #include "frugal/place/problem.h"
 
 namespace frugal::place {
 
 // The bound of one path (ops in path order, consecutive ops joined by an
 // edge); head/tail per op (zeros are valid).
+// Once `deadline` passes, the window DP stops and keeps the gaps of the
+// prefix it covered (gaps are >= 0, so still a valid bound).
 double ChainBoundOfPathMs(const PlacementProblem& p, const std::vector<int>& path,
-                          const std::vector<double>& head, const std::vector<double>& tail);
+                          const std::vector<double>& head, const std::vector<double>& tail,
+                          const Deadline& deadline = {});
 
 // The bound on the longest path by op time.
 double ChainBoundMs(const PlacementProblem& p, const std::vector<double>& head,
-                    const std::vector<double>& tail);
+                    const std::vector<double>& tail, const Deadline& deadline = {});
 
 }  // namespace frugal::place
 

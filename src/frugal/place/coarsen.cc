@@ -125,12 +125,18 @@ Result<Coarsening> Coarsen(const PlacementProblem& p, const CoarsenOptions& o) {
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
   Merger m(p);
+  int64_t tried = 0;
+  bool out_of_time = false;
   for (bool simple_only : {true, false}) {
     bool progress = true;
-    while (progress && m.count() > o.target_nodes) {
+    while (progress && !out_of_time && m.count() > o.target_nodes) {
       progress = false;
       for (int e : order) {
         if (m.count() <= o.target_nodes) break;
+        if (tried++ % 64 == 0 && o.deadline.Passed()) {
+          out_of_time = true;
+          break;
+        }
         int a = m.Root(p.edges[e].src), b = m.Root(p.edges[e].dst);
         if (m.Eligible(a, b, simple_only, max_time, max_mem)) {
           m.Merge(a, b);

@@ -5,12 +5,14 @@
 // the graph has at most `target_nodes` nodes. If that is not enough, other
 // edges are contracted when no second path joins their ends. The coarse
 // graph is a PlacementProblem itself (times and memory summed, transfers
-// summed per producing op). Stateless; deterministic.
+// summed per producing op). Stateless; deterministic unless the deadline
+// cuts it short.
 #ifndef FRUGAL_PLACE_COARSEN_H_
 #define FRUGAL_PLACE_COARSEN_H_
 
 #include <vector>
 
+#include "frugal/place/deadline.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/simulator.h"
 
@@ -23,6 +25,9 @@ struct CoarsenOptions {
   // Largest memory of a merged colocation group, bytes. Default (<= 0):
   // a third of min(device memory, total memory / K).
   double max_group_mem_bytes = -1;
+  // Once passed, no more merges: the coarsening so far (valid, possibly
+  // above target_nodes) is returned.
+  Deadline deadline{};
 };
 
 struct Coarsening {

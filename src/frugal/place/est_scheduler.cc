@@ -23,6 +23,28 @@ std::vector<int> EstScheduler::Candidates(int op) const {
   return out;
 }
 
+std::vector<int> EstScheduler::FewCandidates(int op) const {
+  int g = p_.group[op];
+  if (groups_.DeviceOfGroup(g) >= 0) return {groups_.DeviceOfGroup(g)};
+  std::vector<int> out;
+  for (int u : p_.preds[op]) {
+    int d = device_[u];
+    if (d >= 0 && groups_.Fits(g, d) && std::find(out.begin(), out.end(), d) == out.end()) {
+      out.push_back(d);
+    }
+  }
+  int first_free = -1;
+  for (int d = 0; d < p_.num_devices; ++d) {
+    if ((first_free < 0 || device_free_[d] < device_free_[first_free]) && groups_.Fits(g, d)) {
+      first_free = d;
+    }
+  }
+  if (first_free >= 0 && std::find(out.begin(), out.end(), first_free) == out.end()) {
+    out.push_back(first_free);
+  }
+  return out;
+}
+
 double EstScheduler::Arrival(int src, int d, bool book) const {
   long long key = static_cast<long long>(src) * p_.num_devices + d;
   auto it = arrival_.find(key);

@@ -22,6 +22,10 @@ class EstScheduler {
   // Devices op may go to: its group's device, else every device the group
   // fits on. Empty = none fits.
   std::vector<int> Candidates(int op) const;
+  // Candidates cut to a handful, for when the time limit has passed: the
+  // group's device, else the devices of op's preds that the group fits on
+  // and the fitting device that is free first. O(K + preds).
+  std::vector<int> FewCandidates(int op) const;
   // Earliest time op's inputs are all on device d. REQUIRES: preds committed.
   double DataReady(int op, int d) const;
   double Start(int op, int d) const;

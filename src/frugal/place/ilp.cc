@@ -31,7 +31,8 @@ bool Reaches(const std::vector<std::vector<uint64_t>>& r, int a, int b) {
 }  // namespace
 
 Result<IlpResult> SolvePlacementIlp(const PlacementProblem& p, const IlpOptions& o) {
-  const int n = p.num_ops(), k = p.num_devices, ng = p.num_groups;
+  const int n = p.num_ops(), ng = p.num_groups;
+  int k = p.num_devices;
   // Device relabeling for symmetry breaking: groups in order of first
   // appearance in topological order may use devices 0..rank.
   std::vector<int> group_rank(ng, -1);
@@ -42,6 +43,9 @@ Result<IlpResult> SolvePlacementIlp(const PlacementProblem& p, const IlpOptions&
   bool equal_caps = std::all_of(p.device_mem_bytes.begin(), p.device_mem_bytes.end(),
                                 [&](double c) { return c == p.device_mem_bytes[0]; });
   bool break_symmetry = p.topology.symmetric && equal_caps;
+  // With symmetry broken, group g may only use devices 0..rank(g) < ng: the
+  // devices from ng on would be columns fixed at 0 (1000 GPUs, 40 nodes).
+  if (break_symmetry) k = std::min(k, ng);
 
   // Warm start: its schedule in the simulator satisfies every constraint.
   SimResult start_sim;
@@ -51,7 +55,7 @@ Result<IlpResult> SolvePlacementIlp(const PlacementProblem& p, const IlpOptions&
     if (start_sim.feasible) {
       start_dev = o.start->device;
       if (break_symmetry) {
-        std::vector<int> relabel(k, -1);
+        std::vector<int> relabel(p.num_devices, -1);
         int used = 0;
         std::vector<int> by_rank(ng);
         for (int g = 0; g < ng; ++g) by_rank[group_rank[g]] = g;

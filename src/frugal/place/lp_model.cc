@@ -1,5 +1,6 @@
 #include "frugal/place/lp_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <string>
@@ -10,6 +11,9 @@
 #include <CoinError.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
+#include <fmt/format.h>
+
+#include "frugal/place/quiet_output.h"
 
 namespace frugal::place {
 namespace {
@@ -61,13 +65,47 @@ void Load(OsiClpSolverInterface* si, const std::vector<double>& lb,
 
 }  // namespace
 
-Result<MipResult> LpModel::SolveLp() const {
+Status LpModel::CheckMagnitudes() const {
+  auto bad = [](double v, bool infinite_ok) {
+    return std::isnan(v) || (std::isinf(v) ? !infinite_ok : std::fabs(v) > kMaxLpMagnitude);
+  };
+  for (int i = 0; i < num_columns(); ++i) {
+    if (bad(lb_[i], true) || bad(ub_[i], true) || bad(obj_[i], false)) {
+      return InvalidArgument(fmt::format("LP column {}: bound or cost out of range [{:g}, {:g}] "
+                                         "(absurd op times or transfer costs?)",
+                                         i, lb_[i], ub_[i]));
+    }
+  }
+  for (size_t k = 0; k < row_value_.size(); ++k) {
+    if (bad(row_value_[k], false)) {
+      return InvalidArgument(fmt::format("LP coefficient {:g} out of range (absurd op times or "
+                                         "transfer costs?)", row_value_[k]));
+    }
+  }
+  for (int r = 0; r < num_rows(); ++r) {
+    if (bad(row_lb_[r], true) || bad(row_ub_[r], true)) {
+      return InvalidArgument(fmt::format("LP row {}: bound out of range [{:g}, {:g}] (absurd op "
+                                         "times or transfer costs?)", r, row_lb_[r], row_ub_[r]));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<MipResult> LpModel::SolveLp(double time_limit_s) const {
+  FRUGAL_RETURN_IF_ERROR(CheckMagnitudes());
+  QuietOutput quiet;
   try {
     OsiClpSolverInterface si;
     Load(&si, lb_, ub_, obj_, row_start_, row_index_, row_value_, row_lb_, row_ub_);
+    if (std::isfinite(time_limit_s)) {
+      si.getModelPtr()->setMaximumSeconds(std::max(0.01, time_limit_s));
+    }
     si.initialSolve();
     MipResult r;
-    if (!si.isProvenOptimal()) return r;
+    if (!si.isProvenOptimal()) {
+      r.time_limit = si.getModelPtr()->status() == 3;  // stopped on iterations / time
+      return r;
+    }
     r.has_solution = r.optimal = true;
     r.objective = r.bound = si.getObjValue();
     r.x.assign(si.getColSolution(), si.getColSolution() + num_columns());
@@ -80,6 +118,8 @@ Result<MipResult> LpModel::SolveLp() const {
 }
 
 Result<MipResult> LpModel::SolveMip(const MipSolveOptions& options) const {
+  FRUGAL_RETURN_IF_ERROR(CheckMagnitudes());
+  QuietOutput quiet;
   try {
     OsiClpSolverInterface si;
     Load(&si, lb_, ub_, obj_, row_start_, row_index_, row_value_, row_lb_, row_ub_);

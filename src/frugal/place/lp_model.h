@@ -1,7 +1,10 @@
 // A small linear / mixed-integer model builder over COIN-OR: columns and
 // sparse rows are added, then the model is solved as an LP with CLP or as a
 // MIP with CBC (time limit, threads, MIP start). The only file that touches
-// COIN-OR; its exceptions are caught here. Not thread-safe; one per solve.
+// COIN-OR; its exceptions are caught here and its output is silenced
+// (quiet_output.h). A model with a non-finite or absurd coefficient or bound
+// (|v| > kMaxLpMagnitude) is refused before the solver sees it: CLP aborts
+// on an assertion with such numbers. Not thread-safe; one per solve.
 #ifndef FRUGAL_PLACE_LP_MODEL_H_
 #define FRUGAL_PLACE_LP_MODEL_H_
 
@@ -14,6 +17,8 @@
 namespace frugal::place {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+// Largest finite magnitude of a coefficient, bound or objective term.
+inline constexpr double kMaxLpMagnitude = 1e18;
 
 struct MipResult {
   bool has_solution = false;
@@ -39,12 +44,16 @@ class LpModel {
   int num_columns() const { return static_cast<int>(lb_.size()); }
   int num_rows() const { return static_cast<int>(row_lb_.size()); }
 
-  // LP relaxation with CLP (dual simplex).
-  Result<MipResult> SolveLp() const;
+  // LP relaxation with CLP (dual simplex), stopped after time_limit_s
+  // (then has_solution is false and time_limit true).
+  Result<MipResult> SolveLp(double time_limit_s = kInf) const;
   // Branch and bound with CBC and its default cuts and heuristics.
   Result<MipResult> SolveMip(const MipSolveOptions& options) const;
 
  private:
+  // InvalidArgument naming the first NaN or absurd number.
+  Status CheckMagnitudes() const;
+
   std::vector<double> lb_, ub_, obj_;
   std::vector<bool> integer_;
   std::vector<int> row_start_, row_index_;

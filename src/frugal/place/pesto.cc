@@ -1,7 +1,6 @@
 #include "frugal/place/pesto.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -15,19 +14,13 @@
 namespace frugal::place {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 // Coarse node count the MIP can handle within its budget with CBC.
 int AutoCoarseNodes(int k) { return k <= 2 ? 72 : k <= 4 ? 56 : 40; }
 
 }  // namespace
 
 Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o) {
-  auto t0 = Clock::now();
+  const Deadline& deadline = o.deadline;
   auto log = [&](const std::string& m) {
     if (o.log) o.log(m);
   };
@@ -35,6 +28,7 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   if (starts.empty()) {
     for (const auto& row : Placers()) {
       if (std::string(row.name) == "pesto") continue;
+      if (deadline.Passed() && !starts.empty()) break;
       FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(row.name, p, o));
       if (b.status != SolveStatus::kInfeasible) starts.push_back({row.name, b.placement});
     }
@@ -45,6 +39,7 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
     for (const auto& row : Placers()) {
       std::string name = row.name;
       if (name == "pesto" || name == "single") continue;
+      if (deadline.Passed()) break;
       FRUGAL_ASSIGN_OR_RETURN(PlaceOutcome b, RunPlacer(name, q, o));
       if (b.status == SolveStatus::kInfeasible) continue;
       b.placement.order.resize(p.num_devices);
@@ -54,14 +49,15 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   };
   // Fewer GPUs can be faster when transfers are dear: the baselines on K/2
   // and K/4 GPUs.
-  for (int k = p.num_devices / 2; k >= 2; k /= 2) {
+  for (int k = p.num_devices / 2; k >= 2 && !deadline.Passed(); k /= 2) {
     Result<PlacementProblem> q = FirstDevices(p, k);
     if (!q.ok()) break;  // does not fit on k GPUs
     FRUGAL_RETURN_IF_ERROR(add_starts(*q, fmt::format("@{}", k)));
   }
   // Memory-balanced baselines (see MemoryBalanced) diversify the starts.
-  Result<PlacementProblem> tight = MemoryBalanced(p);
-  if (tight.ok()) {
+  Result<PlacementProblem> tight =
+      deadline.Passed() ? Result<PlacementProblem>(Internal("time limit")) : MemoryBalanced(p);
+  if (tight.ok() && !deadline.Passed()) {
     FRUGAL_RETURN_IF_ERROR(add_starts(*tight, fmt::format("/bal{}", tight->num_devices)));
   }
   // Ranked starts: the best is the MIP's warm start, the runners-up seed
@@ -97,8 +93,14 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
     return out;
   }
   out.status = SolveStatus::kTimeLimit;
+  if (deadline.Passed()) {  // the baselines took the whole budget
+    out.placement = best;
+    out.note = note + "; time limit before the MIP";
+    return out;
+  }
   // Coarsen.
   CoarsenOptions co;
+  co.deadline = deadline;
   co.target_nodes = o.coarse_nodes > 0 ? o.coarse_nodes : AutoCoarseNodes(p.num_devices);
   FRUGAL_ASSIGN_OR_RETURN(Coarsening c, Coarsen(p, co));
   const PlacementProblem& q = c.coarse;
@@ -107,7 +109,7 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   log(note);
   // MIP, warm-started from the best so far projected onto the coarse graph.
   // With a memory-balanced problem, its own MIP gets 40% of the MIP time.
-  double mip_budget = 0.4 * (o.time_limit_s - Since(t0));
+  double mip_budget = 0.4 * deadline.LeftS();
   std::optional<Placement> balanced;
   if (tight.ok()) balanced = BalancedStart(*tight, starts, ranked, best);
   double balanced_budget = balanced ? 0.4 * mip_budget : 0;
@@ -167,6 +169,7 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   log(note);
   // Balanced seeds: the balanced start and the balanced MIP's expansion.
   std::vector<Placement> balanced_seeds;
+  if (balanced && deadline.Passed()) balanced.reset();
   if (balanced) {
     balanced_seeds.push_back(*balanced);
     note += fmt::format("; balanced on {} GPUs from {:.3f} ms", tight->num_devices,
@@ -194,7 +197,7 @@ Result<PlaceOutcome> PlacePesto(const PlacementProblem& p, const PlaceOptions& o
   }
   int evals = 0;
   for (size_t i = 0; i < seeds.size(); ++i) {
-    double left = std::max(0.0, o.time_limit_s - Since(t0));
+    double left = deadline.LeftS();
     RefineOptions ro;
     ro.time_limit_s = left / static_cast<double>(seeds.size() - i);
     ro.max_evaluations = i == 0 ? 60000 : 30000;

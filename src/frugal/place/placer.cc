@@ -45,8 +45,10 @@ Result<PlaceOutcome> RunPlacer(const std::string& name, const PlacementProblem& 
     return NotFound("unknown placement method '" + name + "' (expected " +
                     RowNames(Placers()) + ")");
   }
+  PlaceOptions o = options;
+  o.deadline = Deadline::Earlier(options.deadline, Deadline::In(options.time_limit_s));
   try {
-    return row->factory(p, options);
+    return row->factory(p, o);
   } catch (const std::exception& e) {
     return Internal("place method " + name + ": " + e.what());
   }

@@ -2,8 +2,10 @@
 // per op, order per device). One registry table (placer.cc) lists them all —
 // the baselines (single, expert, heft, m-topo, m-etf, m-sct, metis) and
 // pesto; `frugal place --method list` prints it. Every placer is scored by
-// the simulator. Placers keep no state; each call is independent and
-// deterministic for a given seed.
+// the simulator and honours the time limit. Placers keep no state and print
+// nothing (third-party solvers are silenced); each call is independent and
+// deterministic for a given seed as long as the time limit does not cut it
+// short.
 #ifndef FRUGAL_PLACE_PLACER_H_
 #define FRUGAL_PLACE_PLACER_H_
 
@@ -15,6 +17,7 @@
 
 #include "frugal/base/registry.h"
 #include "frugal/base/status.h"
+#include "frugal/place/deadline.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/simulator.h"
 
@@ -30,7 +33,12 @@ enum class SolveStatus {
 const char* SolveStatusName(SolveStatus s);  // "ok", "optimal", ...
 
 struct PlaceOptions {
-  double time_limit_s = 60;  // pesto's whole budget; baselines ignore it
+  // The call's whole budget: RunPlacer ends every placer by the earlier of
+  // now + time_limit_s and `deadline`. A baseline that runs out finishes its
+  // remaining ops greedily on few candidate devices (status kTimeLimit);
+  // pesto returns its best placement so far.
+  double time_limit_s = 60;
+  Deadline deadline{};  // Default: never (time_limit_s alone)
   uint64_t seed = 1;
   int threads = 1;  // CBC threads
   std::function<void(const std::string&)> log;  // Default: silent

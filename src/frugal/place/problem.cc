@@ -22,13 +22,8 @@ int64_t PlacementProblem::total_mem_bytes() const {
 }
 
 double PlacementProblem::MinEdgeTransferMs(int e) const {
-  double best = std::numeric_limits<double>::infinity();
-  for (int a = 0; a < num_devices; ++a) {
-    for (int b = 0; b < num_devices; ++b) {
-      if (a != b) best = std::min(best, EdgeTransferMs(e, a, b));
-    }
-  }
-  return std::isinf(best) ? 0 : best;
+  if (min_transfer_ms.size() == edges.size()) return min_transfer_ms[e];
+  return TransferEnvelope(topology).MinMs(edges[e].bytes, edges[e].cost_ms);
 }
 
 namespace {
@@ -44,8 +39,9 @@ std::string GiB(double bytes) { return fmt::format("{:.3f} GiB", bytes / (1 << 3
 
 Status PlacementProblem::Finalize() {
   const int n = num_ops();
-  if (num_devices < 1) {
-    return InvalidArgument(fmt::format("number of GPUs must be >= 1, got {}", num_devices));
+  if (num_devices < 1 || num_devices > kMaxPlaceDevices) {
+    return InvalidArgument(fmt::format("number of GPUs must be in 1..{}, got {}",
+                                       kMaxPlaceDevices, num_devices));
   }
   if (topology.num_devices != num_devices ||
       topology.routes.size() != static_cast<size_t>(num_devices) * num_devices) {
@@ -69,6 +65,10 @@ Status PlacementProblem::Finalize() {
       return InvalidArgument(fmt::format("{}: op {} '{}': negative or non-finite time {}",
                                          name, i, op_names[i], time_ms[i]));
     }
+    if (time_ms[i] > kMaxSaneTimeMs) {
+      return InvalidArgument(fmt::format("{}: op {} '{}': absurd time {:g} ms (over {:g} ms)",
+                                         name, i, op_names[i], time_ms[i], kMaxSaneTimeMs));
+    }
     if (mem_bytes[i] < 0) {
       return InvalidArgument(
           fmt::format("{}: op {} '{}': negative memory", name, i, op_names[i]));
@@ -86,6 +86,10 @@ Status PlacementProblem::Finalize() {
     }
     if (ed.bytes < 0 || std::isnan(ed.cost_ms)) {
       return InvalidArgument(fmt::format("{}: edge {} has negative bytes", name, e));
+    }
+    if (ed.cost_ms > kMaxSaneTimeMs) {
+      return InvalidArgument(fmt::format("{}: edge {}: absurd transfer cost {:g} ms (over {:g} ms)",
+                                         name, e, ed.cost_ms, kMaxSaneTimeMs));
     }
     out_edges[ed.src].push_back(static_cast<int>(e));
     in_edges[ed.dst].push_back(static_cast<int>(e));
@@ -171,6 +175,11 @@ Status PlacementProblem::Finalize() {
     group_ops[group[i]].push_back(i);
     group_mem_bytes[group[i]] += mem_bytes[i];
     group_time_ms[group[i]] += time_ms[i];
+  }
+  const TransferEnvelope envelope(topology);
+  min_transfer_ms.resize(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    min_transfer_ms[e] = envelope.MinMs(edges[e].bytes, edges[e].cost_ms);
   }
   double max_cap = *std::max_element(device_mem_bytes.begin(), device_mem_bytes.end());
   double sum_cap = 0;

@@ -49,6 +49,7 @@ struct PlacementProblem {
   std::vector<int64_t> group_mem_bytes;
   std::vector<double> group_time_ms;
   int num_groups = 0;
+  std::vector<double> min_transfer_ms;  // per edge: MinEdgeTransferMs
 
   int num_ops() const { return static_cast<int>(time_ms.size()); }
   double total_time_ms() const;
@@ -57,11 +58,13 @@ struct PlacementProblem {
   double EdgeTransferMs(int e, int a, int b) const {
     return topology.TransferMs(edges[e].bytes, edges[e].cost_ms, a, b);
   }
-  // Cheapest transfer of edge e over any device pair (for bounds, priorities).
+  // Cheapest transfer of edge e over any device pair (for bounds,
+  // priorities); O(1) once finalized.
   double MinEdgeTransferMs(int e) const;
 
-  // Computes the derived fields and checks the problem: K >= 1, topology of
-  // K devices, finite non-negative times and memory, valid edges, a DAG,
+  // Computes the derived fields and checks the problem: 1 <= K <=
+  // kMaxPlaceDevices, topology of K devices, times and transfer costs in
+  // [0, kMaxSaneTimeMs], non-negative memory, valid edges, a DAG,
   // one weakly connected component (edges and colocation both connect), and enough memory for some placement
   // (no colocation group larger than the largest device, total memory not
   // above the devices' sum). InvalidArgument with a one-line reason.

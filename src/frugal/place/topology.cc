@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/base/file_io.h"
@@ -21,6 +22,53 @@ double Topology::TransferMs(int64_t bytes, double measured_ms, int src,
   }
   if (bw <= 0) return lat * 1e-3;
   return lat * 1e-3 + static_cast<double>(bytes) / (bw * 1e9) * 1e3;
+}
+
+TransferEnvelope::TransferEnvelope(const Topology& t) : measured_scale_(t.measured_scale) {
+  // Per distinct bandwidth the smallest latency, then the lower envelope.
+  std::map<double, std::pair<double, double>> latency_of_slope;  // -> (ms, GB/s)
+  for (int a = 0; a < t.num_devices; ++a) {
+    for (int b = 0; b < t.num_devices; ++b) {
+      if (a == b) continue;
+      any_pair_ = true;
+      double bw = 0, lat = 0;
+      for (int l : t.Route(a, b)) {
+        bw = bw == 0 ? t.links[l].bw_gbps : std::min(bw, t.links[l].bw_gbps);
+        lat += t.links[l].latency_us;
+      }
+      const double slope = bw <= 0 ? 0 : 1e3 / (bw * 1e9);
+      auto [it, inserted] = latency_of_slope.emplace(slope, std::make_pair(lat * 1e-3, bw));
+      if (!inserted && lat * 1e-3 < it->second.first) it->second = {lat * 1e-3, bw};
+    }
+  }
+  // Steepest first: at 0 bytes the smallest latency wins, then ever flatter
+  // lines take over. Lines that are never below the others are dropped.
+  auto cross = [](const Line& p, const Line& q) {  // p steeper than q
+    return (q.latency_ms - p.latency_ms) / (p.ms_per_byte - q.ms_per_byte);
+  };
+  for (auto it = latency_of_slope.rbegin(); it != latency_of_slope.rend(); ++it) {
+    const Line l{it->second.first, it->first, it->second.second};
+    while (!hull_.empty() && l.latency_ms <= hull_.back().latency_ms) {
+      hull_.pop_back();  // flatter and no dearer at 0 bytes: better everywhere
+      if (!x_.empty()) x_.pop_back();
+    }
+    while (hull_.size() >= 2 && cross(hull_[hull_.size() - 2], l) <= x_.back()) {
+      hull_.pop_back();
+      x_.pop_back();
+    }
+    if (!hull_.empty()) x_.push_back(cross(hull_.back(), l));
+    hull_.push_back(l);
+  }
+}
+
+double TransferEnvelope::MinMs(int64_t bytes, double measured_ms) const {
+  if (!any_pair_) return 0;
+  if (measured_ms >= 0) return measured_ms * measured_scale_;
+  const double x = static_cast<double>(bytes);
+  const Line& l = hull_[std::upper_bound(x_.begin(), x_.end(), x) - x_.begin()];
+  // The same arithmetic as Topology::TransferMs, to the last bit.
+  if (l.bw_gbps <= 0) return l.latency_ms;
+  return l.latency_ms + x / (l.bw_gbps * 1e9) * 1e3;
 }
 
 Topology NvlinkTopology(int k, double pair_gbps) {
@@ -73,8 +121,9 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
     }
   }
   if (doc.contains("measured_scale")) {
-    if (!doc["measured_scale"].is_number() || doc["measured_scale"].get<double>() < 0) {
-      return bad("'measured_scale' must be a number >= 0");
+    if (!doc["measured_scale"].is_number() || !(doc["measured_scale"].get<double>() >= 0) ||
+        doc["measured_scale"].get<double>() > kMaxMeasuredScale) {
+      return bad(fmt::format("'measured_scale' must be a number in [0, {:g}]", kMaxMeasuredScale));
     }
     t.measured_scale = doc["measured_scale"].get<double>();
   }
@@ -88,17 +137,19 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
     std::string where = "link " + std::to_string(i);
     if (!l.is_object()) return bad(where + " is not an object");
     Link link;
+    if (l.contains("name") && !l["name"].is_string()) return bad(where + ": 'name' is not a string");
     link.name = l.value("name", where);
     if (!l.contains("bw_gbps") || !l["bw_gbps"].is_number()) {
       return bad(where + ": missing number 'bw_gbps'");
     }
     link.bw_gbps = l["bw_gbps"].get<double>();
-    if (!(link.bw_gbps > 0) || !std::isfinite(link.bw_gbps)) {
-      return bad(where + ": 'bw_gbps' must be > 0");
+    if (!(link.bw_gbps >= kMinLinkGbps) || !std::isfinite(link.bw_gbps)) {
+      return bad(where + fmt::format(": 'bw_gbps' must be a finite number >= {:g}", kMinLinkGbps));
     }
     if (l.contains("latency_us")) {
-      if (!l["latency_us"].is_number() || !(l["latency_us"].get<double>() >= 0)) {
-        return bad(where + ": 'latency_us' must be >= 0");
+      if (!l["latency_us"].is_number() || !(l["latency_us"].get<double>() >= 0) ||
+          l["latency_us"].get<double>() > kMaxLinkLatencyUs) {
+        return bad(where + fmt::format(": 'latency_us' must be in [0, {:g}]", kMaxLinkLatencyUs));
       }
       link.latency_us = l["latency_us"].get<double>();
     }
@@ -141,9 +192,9 @@ Result<Topology> LoadTopology(const std::string& path, int num_devices) {
 }
 
 Result<Topology> MakeTopology(const std::string& spec, int num_devices) {
-  if (num_devices < 1) {
-    return InvalidArgument("number of GPUs must be >= 1, got " +
-                           std::to_string(num_devices));
+  if (num_devices < 1 || num_devices > kMaxPlaceDevices) {
+    return InvalidArgument(fmt::format("number of GPUs must be in 1..{}, got {}",
+                                       kMaxPlaceDevices, num_devices));
   }
   if (spec == "nvlink") return NvlinkTopology(num_devices);
   if (spec == "pcie") return PcieTopology(num_devices);

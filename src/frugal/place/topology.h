@@ -43,6 +43,36 @@ struct Topology {
   double TransferMs(int64_t bytes, double measured_ms, int src, int dst) const;
 };
 
+// The cheapest transfer of a tensor over any device pair, without trying
+// every pair per tensor: the lower envelope of latency + bytes / bandwidth
+// over the routes (a concave piecewise-linear function of the bytes), built
+// once in O(K^2) and queried in O(log routes). A value; thread-safe to read.
+class TransferEnvelope {
+ public:
+  explicit TransferEnvelope(const Topology& t);
+  // min over src != dst of t.TransferMs(bytes, measured_ms, src, dst);
+  // 0 with one device.
+  double MinMs(int64_t bytes, double measured_ms) const;
+
+ private:
+  struct Line {
+    double latency_ms;
+    double ms_per_byte;
+    double bw_gbps;
+  };
+  std::vector<Line> hull_;  // slope decreasing; hull_[i] is best on [x_[i-1], x_[i]]
+  std::vector<double> x_;   // breakpoints (bytes), hull_.size() - 1 of them
+  double measured_scale_ = 1;
+  bool any_pair_ = false;
+};
+
+// Largest device count of a placement problem (the presets hold K^2 links).
+inline constexpr int kMaxPlaceDevices = 1024;
+// Link figures beyond these are absurd input, refused like absurd sizes.
+inline constexpr double kMinLinkGbps = 1e-6;       // 1 KB/s
+inline constexpr double kMaxLinkLatencyUs = 1e9;   // 1000 s per transfer
+inline constexpr double kMaxMeasuredScale = 1e6;
+
 // Per directed pair bandwidth of the presets, GB/s, and latency, us.
 inline constexpr double kNvlinkPairGbps = 50.0;   // NVLink3 A100: 600 GB/s / 12 links
 inline constexpr double kNvlinkLatencyUs = 5.0;
@@ -55,12 +85,15 @@ Topology PcieTopology(int num_devices, double bridge_gbps = kPcieBridgeGbps);
 
 // Reads a custom topology (docs/place.md). `num_devices` must match the
 // file's "devices" when it has one. InvalidArgument naming the file for
-// unknown links, a device pair without a route, non-positive bandwidth.
+// unknown links, a device pair without a route, a bandwidth below
+// kMinLinkGbps, a latency above kMaxLinkLatencyUs or a measured_scale above
+// kMaxMeasuredScale.
 Result<Topology> LoadTopology(const std::string& path, int num_devices);
 Result<Topology> ParseTopology(const std::string& path, const std::string& text,
                                int num_devices);
 
-// "nvlink", "pcie" or a file path.
+// "nvlink", "pcie" or a file path. InvalidArgument unless
+// 1 <= num_devices <= kMaxPlaceDevices.
 Result<Topology> MakeTopology(const std::string& spec, int num_devices);
 
 }  // namespace frugal::place

@@ -45,5 +45,12 @@ TEST(Topology, RejectsMissingRouteAndBadBandwidth) {
   EXPECT_FALSE(MakeTopology("nvlink", 0).ok());
 }
 
+TEST(Topology, NonStringLinkNameIsAnError) {
+  // Found by fuzz_topology: nlohmann's value() threw on a non-string name.
+  auto t = ParseTopology("t.json", R"({"links": [{"name": [[0, 1]], "bw_gbps": 1}]})", 2);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "t.json: link 0: 'name' is not a string");
+}
+
 }  // namespace
 }  // namespace frugal::place

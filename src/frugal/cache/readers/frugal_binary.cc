@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "frugal/base/file_io.h"
 #include "frugal/cache/readers/frugal_binary_format.h"
 #include "frugal/cache/trace_reader.h"
 
@@ -87,6 +88,7 @@ class FrugalBinaryReader : public TraceReader {
 }  // namespace
 
 Result<std::unique_ptr<TraceReader>> OpenFrugalBinaryTrace(const std::string& path) {
+  FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) return NotFound(path + ": no such file");

@@ -1,17 +1,39 @@
 // Reader of the frugal CSV trace: a header line
 //   time_us,op,path,offset,length,size,pipeline,stage,worker,new_path
 // then one event per line; empty fields take their defaults (0, or -1 for
-// tags). Lines starting with '#' are comments. Paths hold no commas.
+// tags). Lines starting with '#' are comments. Paths hold no commas. A
+// line over kMaxLineBytes is an error (a binary file read as CSV must not
+// grow one line without bound).
 #include <charconv>
 #include <fstream>
 #include <vector>
 
+#include "frugal/base/file_io.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
 namespace {
 
 constexpr const char* kHeader = "time_us,op,path,offset,length,size,pipeline,stage,worker,new_path";
+constexpr size_t kMaxLineBytes = 1 << 16;
+
+enum class LineRead { kLine, kEnd, kTooLong };
+
+// One line without its '\n' (and '\r') into *line.
+LineRead ReadLine(std::istream& in, std::string* line) {
+  line->clear();
+  std::streambuf* sb = in.rdbuf();
+  bool any = false;
+  for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+    any = true;
+    if (c == '\n') break;
+    if (line->size() >= kMaxLineBytes) return LineRead::kTooLong;
+    line->push_back(static_cast<char>(c));
+  }
+  if (!any) return LineRead::kEnd;
+  if (!line->empty() && line->back() == '\r') line->pop_back();
+  return LineRead::kLine;
+}
 
 class CsvReader : public TraceReader {
  public:
@@ -20,9 +42,14 @@ class CsvReader : public TraceReader {
 
   Result<bool> Next(TraceEvent* ev) override {
     std::string line;
-    while (std::getline(in_, line)) {
+    while (true) {
+      const LineRead r = ReadLine(in_, &line);
+      if (r == LineRead::kEnd) break;
       ++line_;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (r == LineRead::kTooLong) {
+        ++record_;
+        return Error("line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+      }
       if (line.empty() || line[0] == '#') continue;
       ++record_;
       return Parse(line, ev);
@@ -89,12 +116,11 @@ class CsvReader : public TraceReader {
 }  // namespace
 
 Result<std::unique_ptr<TraceReader>> OpenCsvTrace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": no such file");
+  FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument(path + ": cannot open for reading");
   std::string header;
-  std::getline(in, header);
-  if (!header.empty() && header.back() == '\r') header.pop_back();
-  if (header != kHeader) {
+  if (ReadLine(in, &header) != LineRead::kLine || header != kHeader) {
     return InvalidArgument(path + ": not a frugal CSV trace (header must be '" +
                            std::string(kHeader) + "')");
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "frugal/base/file_io.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
@@ -66,6 +67,7 @@ class OracleGeneralReader : public TraceReader {
 }  // namespace
 
 Result<std::unique_ptr<TraceReader>> OpenOracleGeneralTrace(const std::string& path) {
+  FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) return NotFound(path + ": no such file");

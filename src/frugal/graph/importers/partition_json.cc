@@ -7,6 +7,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "frugal/base/file_io.h"
@@ -33,6 +34,16 @@ Result<double> Number(const json& obj, const char* key, const std::string& where
     return InvalidArgument(where + ": field '" + key + "' is not finite");
   }
   return v;
+}
+
+// Times (fpgaLatency, cpuLatency, cost) in [0, kMaxSaneTimeMs]: a time of
+// 1e100 ms used to reach CLP and abort it on an assertion.
+Status CheckTime(double v, const std::string& where, const char* key) {
+  if (v > kMaxSaneTimeMs) {
+    return InvalidArgument(where + ": absurd " + key + " " + fmt::format("{:g}", v) +
+                           " ms (over " + fmt::format("{:g}", kMaxSaneTimeMs) + " ms)");
+  }
+  return Status::Ok();
 }
 
 Result<int64_t> Bytes(double v, const std::string& where, const char* key) {
@@ -94,6 +105,8 @@ Result<OpGraph> ImportPartitionJson(const std::string& path,
     FRUGAL_ASSIGN_OR_RETURN(double color, Number(n, "colorClass", where, false));
     if (t < 0) return InvalidArgument(where + ": negative fpgaLatency");
     if (cpu < 0 && cpu != -1) return InvalidArgument(where + ": negative cpuLatency");
+    FRUGAL_RETURN_IF_ERROR(CheckTime(t, where, "fpgaLatency"));
+    FRUGAL_RETURN_IF_ERROR(CheckTime(cpu, where, "cpuLatency"));
     FRUGAL_ASSIGN_OR_RETURN(int64_t mem, Bytes(size, where, "size"));
     op.measured_time_ms = t;
     op.measured_cpu_time_ms = cpu;
@@ -127,6 +140,7 @@ Result<OpGraph> ImportPartitionJson(const std::string& path,
       return InvalidArgument(where + ": refers to a node id that does not exist");
     }
     if (cost < 0) return InvalidArgument(where + ": negative cost");
+    FRUGAL_RETURN_IF_ERROR(CheckTime(cost, where, "cost"));
     FRUGAL_ASSIGN_OR_RETURN(int64_t bytes, Bytes(size, where, "size"));
     g.AddEdge(s->second, d->second, bytes);
     g.edges.back().measured_cost_ms = cost;

@@ -1,9 +1,10 @@
 // The baseline placers, one per file in this folder; listed in placer.cc's
 // registry table. Each returns kInfeasible (not an error) when it cannot fit
-// the ops in memory.
+// the ops in memory, and honours PlaceOptions::deadline.
 #ifndef FRUGAL_PLACE_BASELINES_BASELINES_H_
 #define FRUGAL_PLACE_BASELINES_BASELINES_H_
 
+#include "frugal/place/est_scheduler.h"
 #include "frugal/place/placer.h"
 
 namespace frugal::place {
@@ -26,9 +27,14 @@ PlaceOutcome ContiguousSplit(const PlacementProblem& p, const std::vector<double
 // Shared by m-etf and m-sct: repeatedly commits the (ready op, device) pair
 // that starts earliest (ties: larger bottom level, lower device).
 // favorite_parent[v] >= 0 pins v to that parent's device when its group
-// allows (m-SCT); empty = none.
-PlaceOutcome EarliestTaskFirst(const PlacementProblem& p,
-                               const std::vector<int>& favorite_parent);
+// allows (m-SCT); empty = none. Once `deadline` passes, each step tries
+// only EstScheduler::FewCandidates (status kTimeLimit).
+PlaceOutcome EarliestTaskFirst(const PlacementProblem& p, const std::vector<int>& favorite_parent,
+                               const Deadline& deadline);
+
+// The outcome of a greedy EstScheduler run in which the last `hurried` of n
+// ops were placed after the time limit (0: none; then status kOk).
+PlaceOutcome FinishGreedy(const EstScheduler& s, int hurried, int n);
 
 inline PlaceOutcome Infeasible(std::string why) {
   PlaceOutcome o;

@@ -1,5 +1,6 @@
 // `heft` (Topcuoglu et al., TPDS'02): ops by decreasing upward rank (mean
-// transfer costs), each to the device where it finishes earliest.
+// transfer costs), each to the device where it finishes earliest (after the
+// time limit: among EstScheduler::FewCandidates).
 #include <algorithm>
 #include <numeric>
 
@@ -8,7 +9,7 @@
 
 namespace frugal::place {
 
-Result<PlaceOutcome> PlaceHeft(const PlacementProblem& p, const PlaceOptions&) {
+Result<PlaceOutcome> PlaceHeft(const PlacementProblem& p, const PlaceOptions& o) {
   const int k = p.num_devices;
   std::vector<double> rank = BottomLevels(p, {}, static_cast<double>(k - 1) / k);
   std::vector<int> order(p.num_ops());
@@ -18,8 +19,11 @@ Result<PlaceOutcome> PlaceHeft(const PlacementProblem& p, const PlaceOptions&) {
     return p.topo_pos[a] < p.topo_pos[b];
   });
   EstScheduler s(p);
+  int hurried = 0;  // ops placed on few candidates after the time limit
   for (int u : order) {
-    std::vector<int> cands = s.Candidates(u);
+    if (hurried == 0 && o.deadline.Passed()) hurried = 1;
+    std::vector<int> cands = hurried ? s.FewCandidates(u) : s.Candidates(u);
+    if (hurried) ++hurried;
     if (cands.empty()) return Infeasible("op '" + p.op_names[u] + "' fits on no device");
     int best = -1;
     double best_t = 0;
@@ -29,9 +33,7 @@ Result<PlaceOutcome> PlaceHeft(const PlacementProblem& p, const PlaceOptions&) {
     }
     s.Commit(u, best);
   }
-  PlaceOutcome o;
-  o.placement = s.ToPlacement();
-  return o;
+  return FinishGreedy(s, hurried > 0 ? hurried - 1 : 0, p.num_ops());
 }
 
 }  // namespace frugal::place

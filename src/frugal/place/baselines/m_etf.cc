@@ -1,4 +1,5 @@
-// `m-etf` (Baechi, SoCC'20): earliest task first, memory-aware.
+// `m-etf` (Baechi, SoCC'20): earliest task first, memory-aware; after the
+// time limit each step looks only at EstScheduler::FewCandidates.
 #include <algorithm>
 
 #include "frugal/place/baselines/baselines.h"
@@ -6,8 +7,8 @@
 
 namespace frugal::place {
 
-PlaceOutcome EarliestTaskFirst(const PlacementProblem& p,
-                               const std::vector<int>& favorite_parent) {
+PlaceOutcome EarliestTaskFirst(const PlacementProblem& p, const std::vector<int>& favorite_parent,
+                               const Deadline& deadline) {
   const int n = p.num_ops();
   std::vector<double> bl = BottomLevels(p, {}, 0);
   std::vector<int> missing(n);
@@ -17,12 +18,14 @@ PlaceOutcome EarliestTaskFirst(const PlacementProblem& p,
     if (missing[i] == 0) ready.push_back(i);
   }
   EstScheduler s(p);
+  int hurried = 0;  // ops placed on few candidates after the time limit
   for (int step = 0; step < n; ++step) {
+    if (hurried == 0 && deadline.Passed()) hurried = n - step;
     int best_op = -1, best_d = -1, best_pos = -1;
     double best_t = 0;
     for (int idx = 0; idx < static_cast<int>(ready.size()); ++idx) {
       int u = ready[idx];
-      std::vector<int> cands = s.Candidates(u);
+      std::vector<int> cands = hurried ? s.FewCandidates(u) : s.Candidates(u);
       if (!favorite_parent.empty() && favorite_parent[u] >= 0) {
         int pd = s.device(favorite_parent[u]);
         if (std::find(cands.begin(), cands.end(), pd) != cands.end()) cands = {pd};
@@ -47,13 +50,22 @@ PlaceOutcome EarliestTaskFirst(const PlacementProblem& p,
       if (--missing[v] == 0) ready.push_back(v);
     }
   }
+  return FinishGreedy(s, hurried, n);
+}
+
+PlaceOutcome FinishGreedy(const EstScheduler& s, int hurried, int n) {
   PlaceOutcome o;
   o.placement = s.ToPlacement();
+  if (hurried > 0) {
+    o.status = SolveStatus::kTimeLimit;
+    o.note = "time limit: the last " + std::to_string(hurried) + " of " + std::to_string(n) +
+             " ops placed among few candidate devices";
+  }
   return o;
 }
 
-Result<PlaceOutcome> PlaceMEtf(const PlacementProblem& p, const PlaceOptions&) {
-  return EarliestTaskFirst(p, {});
+Result<PlaceOutcome> PlaceMEtf(const PlacementProblem& p, const PlaceOptions& o) {
+  return EarliestTaskFirst(p, {}, o.deadline);
 }
 
 }  // namespace frugal::place

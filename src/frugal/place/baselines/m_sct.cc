@@ -10,9 +10,9 @@
 
 namespace frugal::place {
 
-Result<PlaceOutcome> PlaceMSct(const PlacementProblem& p, const PlaceOptions&) {
+Result<PlaceOutcome> PlaceMSct(const PlacementProblem& p, const PlaceOptions& o) {
   const int n = p.num_ops();
-  if (p.num_devices == 1) return EarliestTaskFirst(p, {});
+  if (p.num_devices == 1) return EarliestTaskFirst(p, {}, o.deadline);
   LpModel lp;
   std::vector<int> s(n);
   for (int i = 0; i < n; ++i) s[i] = lp.AddColumn(0, kInf, 0);
@@ -42,7 +42,9 @@ Result<PlaceOutcome> PlaceMSct(const PlacementProblem& p, const PlaceOptions&) {
     }
     if (p.succs[i].empty()) lp.AddRow({{w, 1}, {s[i], -1}}, p.time_ms[i], kInf);
   }
-  FRUGAL_ASSIGN_OR_RETURN(MipResult r, lp.SolveLp());
+  // Half the time left for the LP; without its solution (time limit), ETF
+  // runs without favorite children.
+  FRUGAL_ASSIGN_OR_RETURN(MipResult r, lp.SolveLp(0.5 * o.deadline.LeftS()));
   std::vector<int> favorite_parent(n, -1);
   if (r.has_solution) {
     std::vector<double> best(n, 0.5);
@@ -54,7 +56,12 @@ Result<PlaceOutcome> PlaceMSct(const PlacementProblem& p, const PlaceOptions&) {
       }
     }
   }
-  return EarliestTaskFirst(p, favorite_parent);
+  PlaceOutcome out = EarliestTaskFirst(p, favorite_parent, o.deadline);
+  if (r.time_limit && out.status == SolveStatus::kOk) {
+    out.status = SolveStatus::kTimeLimit;
+    out.note = "time limit: the LP was not solved, ETF ran without favorite children";
+  }
+  return out;
 }
 
 }  // namespace frugal::place

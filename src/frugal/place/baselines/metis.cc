@@ -9,6 +9,7 @@
 #include <map>
 
 #include "frugal/place/baselines/baselines.h"
+#include "frugal/place/quiet_output.h"
 
 namespace frugal::place {
 
@@ -43,6 +44,7 @@ Result<PlaceOutcome> PlaceMetis(const PlacementProblem& p, const PlaceOptions& o
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = static_cast<idx_t>(o.seed % 1000003);
+    QuietOutput quiet;  // METIS prints its input errors on stdout
     int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr,
                                  adjwgt.data(), &nparts, nullptr, ubvec.data(), options,
                                  &objval, out.data());

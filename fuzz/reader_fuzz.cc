@@ -1,0 +1,81 @@
+// libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
+// catalog JSON, topology JSON, cache traces (the first byte picks csv,
+// frugal binary or oracleGeneral), Ceer timing CSVs. Readers that take a
+// path get the input through a per-process temporary file. Any input must
+// give a value or a Status, never a crash, hang or leak.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "frugal/base/file_io.h"
+#include "frugal/cache/trace_reader.h"
+#include "frugal/hw/catalog.h"
+#include "frugal/perf/dataset.h"
+#include "frugal/place/problem.h"
+#include "frugal/place/topology.h"
+
+namespace {
+
+// Writes contents to /tmp/frugal_fuzz_<pid>.<ext> and returns the path.
+std::string TempFile(std::string_view contents, const std::string& ext) {
+  const std::string path = "/tmp/frugal_fuzz_" + std::to_string(::getpid()) + "." + ext;
+  (void)frugal::WriteStringToFile(path, std::string(contents));
+  return path;
+}
+
+void FuzzTrace(std::string_view data) {
+  if (data.empty()) return;
+  static const char* const kFormats[][2] = {{"csv", "csv"}, {"frugal", "frt"}, {"oracle", "bin"}};
+  const auto& f = kFormats[static_cast<unsigned char>(data[0]) % 3];
+  const std::string path = TempFile(data.substr(1), f[1]);
+  auto reader = frugal::cache::OpenTrace(path, f[0]);
+  if (!reader.ok()) return;
+  frugal::cache::TraceEvent ev;
+  // Bounded: a reader must end or fail on its own well before this.
+  for (int i = 0; i < 1 << 20; ++i) {
+    auto more = (*reader)->Next(&ev);
+    if (!more.ok() || !*more) break;
+  }
+}
+
+void FuzzTopology(std::string_view data) {
+  auto t = frugal::place::ParseTopology("fuzz.topology.json", std::string(data), 3);
+  if (!t.ok()) return;
+  const frugal::place::TransferEnvelope envelope(*t);
+  (void)envelope.MinMs(1 << 20, -1);
+  // A problem on it: the derived fields and the transfer envelope agree.
+  frugal::place::PlacementProblem p;
+  p.name = "fuzz";
+  p.num_devices = 3;
+  p.op_names = {"a", "b"};
+  p.time_ms = {1, 1};
+  p.mem_bytes = {1, 1};
+  p.color = {-1, -1};
+  p.edges = {{0, 1, 1 << 20, -1}};
+  p.device_mem_bytes.assign(3, 1e9);
+  p.topology = *t;
+  (void)p.Finalize();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
+  std::string_view data(reinterpret_cast<const char*>(bytes), size);
+  const std::string reader = FRUGAL_FUZZ_READER;
+  if (reader == "catalog") {
+    auto c = frugal::LoadCatalog(TempFile(data, "json"));
+    (void)c;
+  } else if (reader == "topology") {
+    FuzzTopology(data);
+  } else if (reader == "trace") {
+    FuzzTrace(data);
+  } else if (reader == "timing") {
+    auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
+    (void)d;
+  }
+  return 0;
+}
