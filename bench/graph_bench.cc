@@ -11,8 +11,11 @@
 namespace frugal {
 namespace {
 
-void ImportAndDerive(benchmark::State& state, const std::string& path,
-                     ImportOptions options, bool train) {
+void ImportAndDerive(benchmark::State& state, const std::string& path, int64_t batch,
+                     int64_t seq_len, bool train) {
+  ImportOptions options;
+  options.batch = batch;
+  options.seq_len = seq_len;
   for (auto _ : state) {
     Result<OpGraph> g = ImportGraph(path, options);
     if (!g.ok()) {
@@ -37,16 +40,16 @@ void ImportAndDerive(benchmark::State& state, const std::string& path,
 const std::string kHf = "models/hf/";
 
 void BM_ResNet50OnnxImport(benchmark::State& s) {
-  ImportAndDerive(s, "models/resnet50.onnx", {32, 0}, false);
+  ImportAndDerive(s, "models/resnet50.onnx", 32, 0, false);
 }
 void BM_ResNet50OnnxImportAndTrainingGraph(benchmark::State& s) {
-  ImportAndDerive(s, "models/resnet50.onnx", {32, 0}, true);
+  ImportAndDerive(s, "models/resnet50.onnx", 32, 0, true);
 }
 void BM_Gpt2LargeHfImport(benchmark::State& s) {
-  ImportAndDerive(s, kHf + "gpt2_large.json", {1, 1024}, false);
+  ImportAndDerive(s, kHf + "gpt2_large.json", 1, 1024, false);
 }
 void BM_Gpt2LargeHfImportAndTrainingGraph(benchmark::State& s) {
-  ImportAndDerive(s, kHf + "gpt2_large.json", {1, 1024}, true);
+  ImportAndDerive(s, kHf + "gpt2_large.json", 1, 1024, true);
 }
 
 BENCHMARK(BM_ResNet50OnnxImport)->Unit(benchmark::kMillisecond);

@@ -26,7 +26,10 @@ struct Setup {
 
 Setup Load(const std::string& model_spec) {
   Setup s;
-  auto g = ImportGraph("models/hf/gpt2_large.json", {1, 1024});
+  ImportOptions options;
+  options.batch = 1;
+  options.seq_len = 1024;
+  auto g = ImportGraph("models/hf/gpt2_large.json", options);
   auto c = LoadCatalog(DefaultCatalogPath());
   auto m = OpenOpTimeModel(model_spec);
   if (!g.ok() || !c.ok() || !m.ok()) {

@@ -146,5 +146,5 @@ expect_error 1 "--seq applies to HF configs" place models/resnet50.onnx --gpus 2
 expect_error 1 "--threads: must be >= 1, got 0" place $T/diamond.json --gpus 2 --threads 0
 expect_error 1 "--time-limit: must be a finite number, got nan" place $T/diamond.json --gpus 2 --time-limit nan
 expect_error 1 "--mem-gb: must be a finite number, got inf" place $T/diamond.json --gpus 2 --mem-gb inf
-expect_error 1 "--gpus: must be <= 4096" place $T/diamond.json --gpus 100000
+expect_error 1 "--gpus: must be <= 1024" place $T/diamond.json --gpus 100000
 echo "cli_place_test: ok"

@@ -67,7 +67,7 @@ import json
 print(json.dumps({"devices": 2, "links": [
   {"name": "slow", "bw_gbps": 1e-300, "pairs": [[0, 1], [1, 0]]}]}))' >"$TMP/slow.topology.json"
 expect_error 1 "'bw_gbps' must be a finite number >= 1e-06" place "$T/diamond.json" --gpus 2 --topology "$TMP/slow.topology.json"
-expect_error 1 "number of GPUs must be in 1..1024" place "$T/diamond.json" --gpus 5000
+expect_error 1 "--gpus: must be <= 1024, got 5000" place "$T/diamond.json" --gpus 5000
 
 # METIS printed its input errors on stdout and broke --json.
 "$FRUGAL" place models/graphs/gnmt_training.json --method metis --gpus 64 --json \

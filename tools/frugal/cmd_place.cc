@@ -22,6 +22,7 @@
 #include "frugal/place/chrome_trace.h"
 #include "frugal/place/placement_json.h"
 #include "frugal/place/placer.h"
+#include "frugal/place/topology.h"
 #include "model_args.h"
 #include "verbs.h"
 
@@ -268,7 +269,8 @@ int RunPlace(const PlaceArgs& a) {
 void SetupPlace(CLI::App& sub, int* exit_code) {
   auto a = std::make_shared<PlaceArgs>();
   AddStepArgs(&sub, &a->model, "GRAPH", false);
-  sub.add_option("--gpus", a->gpus, "Number of GPUs K (>= 1)")->check(IntIn(1, 4096));
+  sub.add_option("--gpus", a->gpus, "Number of GPUs K (1..1024)")
+      ->check(IntIn(1, place::kMaxPlaceDevices));
   sub.add_option("--topology", a->topology, "nvlink, pcie or a topology JSON file")
       ->capture_default_str();
   CLI::Option* mem = sub.add_option("--mem-gb", a->mem_gb,
