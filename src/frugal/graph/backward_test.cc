@@ -14,12 +14,7 @@ using testing::Param;
 
 Op Costed(const std::string& name, OpKind kind, std::vector<TensorInfo> in,
           std::vector<TensorInfo> out, const std::string& type = "") {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  op.type = type;
-  op.inputs = std::move(in);
-  op.outputs = std::move(out);
+  Op op = testing::MakeOp(name, kind, std::move(in), std::move(out), type);
   Status st = ComputeForwardCost(op);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return op;

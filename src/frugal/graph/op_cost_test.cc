@@ -10,6 +10,7 @@ namespace frugal {
 namespace {
 
 using testing::Act;
+using testing::MakeOp;
 using testing::Param;
 
 TEST(OpCost, ConvCountsMultiplyAddsAsTwoPlusBias) {
@@ -97,16 +98,6 @@ TEST(OpCost, TiedParametersCountOnce) {
   EXPECT_EQ(g.ops[0].bytes_read, 4 * 8 * 4 + 4 * 8);
 }
 
-Op MakeOp(const std::string& name, OpKind kind, std::vector<TensorInfo> in,
-          std::vector<TensorInfo> out, const std::string& type = "") {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  op.type = type;
-  op.inputs = std::move(in);
-  op.outputs = std::move(out);
-  return op;
-}
 
 TensorInfo Const(const std::string& name, std::vector<int64_t> shape,
                  DType dtype = DType::kInt64) {

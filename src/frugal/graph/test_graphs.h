@@ -14,6 +14,18 @@ inline TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
   return TensorInfo{name, DType::kFloat32, std::move(shape), TensorRole::kParameter};
 }
 
+// An op of `kind` with the given tensors; costs not computed.
+inline Op MakeOp(const std::string& name, OpKind kind, std::vector<TensorInfo> in,
+                 std::vector<TensorInfo> out, const std::string& type = "") {
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  op.type = type;
+  op.inputs = std::move(in);
+  op.outputs = std::move(out);
+  return op;
+}
+
 inline double TotalFlops(const OpGraph& g) {
   double f = 0;
   for (const Op& op : g.ops) f += op.flops;
