@@ -17,7 +17,8 @@ expect_error 1 "negative size" graph show testdata/graphs/bad_negative_size.json
 expect_error 1 "missing field 'fpgaLatency'" graph show testdata/graphs/bad_missing_field.json
 expect_error 1 "bad_truncated.json: malformed JSON" graph show testdata/graphs/bad_truncated.json
 expect_error 1 "--batch must be >= 1" graph show models/resnet50.onnx --batch 0
-expect_error 1 "unknown optimizer" graph show models/resnet50.onnx --optimizer lion
+expect_error 1 "unknown optimizer" graph show models/resnet50.onnx --train --optimizer lion
+expect_error 2 "--optimizer requires --train" graph show models/resnet50.onnx --optimizer sgd
 expect_error 1 "unknown graph format" graph show models/resnet50.onnx --format tflite
 echo "not a model" > "$TMP/notes.txt"
 expect_error 1 "unrecognised model format" graph show "$TMP/notes.txt"

@@ -42,9 +42,11 @@ void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--format", a->format, "Input format: auto or one of `graph formats`");
-  cmd->add_flag("--train", a->train, "Derive the training step (backward + optimizer)");
+  CLI::Option* train =
+      cmd->add_flag("--train", a->train, "Derive the training step (backward + optimizer)");
   cmd->add_option("--optimizer", a->optimizer, "Optimizer for --train: sgd, momentum, adam, none")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(train);
   AddHeadOption(cmd, &a->head);
 }
 
