@@ -738,53 +738,25 @@ std::optional<TensorValue> ValueFromTensor(const onnx::TensorProto& t) {
     return true;
   };
   const bool has_raw = t.has_raw_data();
+  // Raw bytes of `sample`'s type, else the typed field when it holds n values.
+  auto read = [&](auto sample, const auto& field, auto* out) -> bool {
+    if (has_raw) return from_raw(sample);
+    if (static_cast<int64_t>(field.size()) != n) return false;
+    out->assign(field.begin(), field.end());
+    return true;
+  };
   bool ok = false;
   switch (t.data_type()) {
-    case TensorProto::INT64:
-      if (has_raw) {
-        ok = from_raw(int64_t{});
-      } else if (t.int64_data_size() == n) {
-        v.ints.assign(t.int64_data().begin(), t.int64_data().end());
-        ok = true;
-      }
-      break;
-    case TensorProto::INT32:
-    case TensorProto::INT16:
-    case TensorProto::INT8:
-    case TensorProto::UINT16:
+    case TensorProto::INT64: ok = read(int64_t{}, t.int64_data(), &v.ints); break;
+    case TensorProto::INT32: ok = read(int32_t{}, t.int32_data(), &v.ints); break;
+    case TensorProto::INT16: ok = read(int16_t{}, t.int32_data(), &v.ints); break;
+    case TensorProto::INT8: ok = read(int8_t{}, t.int32_data(), &v.ints); break;
+    case TensorProto::UINT16: ok = read(uint16_t{}, t.int32_data(), &v.ints); break;
     case TensorProto::UINT8:
-    case TensorProto::BOOL:
-      if (has_raw) {
-        switch (t.data_type()) {
-          case TensorProto::INT32: ok = from_raw(int32_t{}); break;
-          case TensorProto::INT16: ok = from_raw(int16_t{}); break;
-          case TensorProto::INT8: ok = from_raw(int8_t{}); break;
-          case TensorProto::UINT16: ok = from_raw(uint16_t{}); break;
-          default: ok = from_raw(uint8_t{}); break;
-        }
-      } else if (t.int32_data_size() == n) {
-        v.ints.assign(t.int32_data().begin(), t.int32_data().end());
-        ok = true;
-      }
-      break;
-    case TensorProto::FLOAT:
-      if (has_raw) {
-        ok = from_raw(float{});
-      } else if (t.float_data_size() == n) {
-        v.floats.assign(t.float_data().begin(), t.float_data().end());
-        ok = true;
-      }
-      break;
-    case TensorProto::DOUBLE:
-      if (has_raw) {
-        ok = from_raw(double{});
-      } else if (t.double_data_size() == n) {
-        v.floats.assign(t.double_data().begin(), t.double_data().end());
-        ok = true;
-      }
-      break;
-    default:
-      break;
+    case TensorProto::BOOL: ok = read(uint8_t{}, t.int32_data(), &v.ints); break;
+    case TensorProto::FLOAT: ok = read(float{}, t.float_data(), &v.floats); break;
+    case TensorProto::DOUBLE: ok = read(double{}, t.double_data(), &v.floats); break;
+    default: break;
   }
   if (!ok) return std::nullopt;
   return v;
