@@ -20,6 +20,7 @@ constexpr RegistryRow<VerbSetup> kVerbs[] = {
     {"profile", "Measure op latencies on this machine's CPU or GPU (Ceer)", &SetupProfile},
     {"place", "Place and schedule a model's ops across GPUs (Pesto)", &SetupPlace},
     {"cache", "Simulate cache policies on pipeline I/O traces (SmartCache)", &SetupCache},
+    {"share", "Share GPUs among training and inference jobs (G-Share)", &SetupShare},
 };
 
 }  // namespace

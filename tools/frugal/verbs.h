@@ -19,6 +19,7 @@ void SetupPredict(CLI::App& sub, int* exit_code);
 void SetupAdvise(CLI::App& sub, int* exit_code);
 void SetupPlace(CLI::App& sub, int* exit_code);
 void SetupCache(CLI::App& sub, int* exit_code);
+void SetupShare(CLI::App& sub, int* exit_code);
 
 }  // namespace frugal::cli
 

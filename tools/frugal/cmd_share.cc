@@ -1,0 +1,15 @@
+// frugal share: G-Share's subcommands, one setup function per part.
+#include "share_verbs.h"
+#include "verbs.h"
+
+namespace frugal::cli {
+
+void SetupShare(CLI::App& sub, int* exit_code) {
+  sub.require_subcommand(1);
+  // --- cluster ---
+  // --- interference ---
+  // --- serving ---
+  (void)exit_code;
+}
+
+}  // namespace frugal::cli

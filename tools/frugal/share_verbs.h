@@ -1,0 +1,19 @@
+// `frugal share` (G-Share). cmd_share.cc adds the verb and calls one setup
+// function per part; each part's subcommands live in cmd_share_<part>.cc.
+#ifndef FRUGAL_TOOLS_FRUGAL_SHARE_VERBS_H_
+#define FRUGAL_TOOLS_FRUGAL_SHARE_VERBS_H_
+
+#include <CLI/CLI.hpp>
+
+namespace frugal::cli {
+
+// `share policies`, `share frag`: placement policies and FGD's experiment.
+void SetupShareCluster(CLI::App& share, int* exit_code);
+// `share interference fit|eval`: the co-location interference model.
+void SetupShareInterference(CLI::App& share, int* exit_code);
+// `share simulate`, `share plan`, `share workload`: SLO-aware sharing.
+void SetupShareServing(CLI::App& share, int* exit_code);
+
+}  // namespace frugal::cli
+
+#endif  // FRUGAL_TOOLS_FRUGAL_SHARE_VERBS_H_
