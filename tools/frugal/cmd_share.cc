@@ -9,6 +9,7 @@ void SetupShare(CLI::App& sub, int* exit_code) {
   // --- cluster ---
   // --- interference ---
   // --- serving ---
+  SetupShareServing(sub, exit_code);
   (void)exit_code;
 }
 
