@@ -237,6 +237,8 @@ int RunSimulate(const SimulateArgs& a) {
   SimOptions so;
   so.seed = a.c.seed;
   so.max_gpus = a.gpus;
+  const std::vector<std::vector<double>> arrivals = ServiceArrivals((*e)->w, a.c.seed);
+  so.arrivals = &arrivals;
   std::vector<SimResult> results;
   for (const std::string& n : *names) {
     auto pol = NewSharingPolicy(n);

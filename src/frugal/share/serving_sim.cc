@@ -79,6 +79,16 @@ RequestStats SimulateRequests(std::span<const double> arrivals,
   return st;
 }
 
+std::vector<std::vector<double>> ServiceArrivals(const Workload& w, uint64_t seed) {
+  std::vector<std::vector<double>> out;
+  for (size_t i = 0; i < w.services.size(); ++i) {
+    const InferenceService& s = w.services[i];
+    out.push_back(GenerateArrivals(s.arrivals, s.start_s, std::min(s.end_s, w.horizon_s),
+                                   seed * 1000003 + i));
+  }
+  return out;
+}
+
 SimResult SimulateCluster(const Planner& p, SharingPolicy& policy, const SimOptions& o) {
   const Workload& w = p.workload();
   const int S = static_cast<int>(w.services.size());
@@ -256,12 +266,13 @@ SimResult SimulateCluster(const Planner& p, SharingPolicy& policy, const SimOpti
     }
   }
   // Requests.
+  std::vector<std::vector<double>> own;
+  if (o.arrivals == nullptr) own = ServiceArrivals(w, o.seed);
+  const auto& all = o.arrivals != nullptr ? *o.arrivals : own;
   for (int i = 0; i < S; ++i) {
     const InferenceService& s = w.services[i];
-    std::vector<double> arr = GenerateArrivals(s.arrivals, s.start_s, std::min(s.end_s, w.horizon_s),
-                                               o.seed * 1000003 + static_cast<uint64_t>(i));
     r.services[i].stats =
-        SimulateRequests(arr, s.batch_sizes, s.max_queue_delay_ms, s.slo_p99_ms, segs[i]);
+        SimulateRequests(all[i], s.batch_sizes, s.max_queue_delay_ms, s.slo_p99_ms, segs[i]);
     r.requests += r.services[i].stats.requests;
     r.over_slo += r.services[i].stats.over_slo;
   }

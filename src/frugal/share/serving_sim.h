@@ -47,7 +47,13 @@ struct SimOptions {
   double tick_s = 900;          // re-pricing period
   double migration_cost_s = 30; // training progress lost per migration
   int max_gpus = 0;             // 0: unlimited
+  // Each service's request arrivals (ServiceArrivals with this seed), so
+  // runs of several policies generate them once; nullptr: generated here.
+  const std::vector<std::vector<double>>* arrivals = nullptr;
 };
+
+// Every service's arrivals over [start_s, min(end_s, horizon_s)).
+std::vector<std::vector<double>> ServiceArrivals(const Workload& w, uint64_t seed);
 
 struct ServiceOutcome {
   std::string name;
