@@ -1,6 +1,6 @@
 // libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
-// frugal binary or oracleGeneral), Ceer timing CSVs. Readers that take a
+// frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json. Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include "frugal/perf/dataset.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
+#include "frugal/share/jobs_json.h"
 
 namespace {
 
@@ -76,6 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } else if (reader == "timing") {
     auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
     (void)d;
+  } else if (reader == "share_jobs") {
+    auto w = frugal::share::ParseJobsJson(data, "fuzz.jobs.json");
+    if (w.ok()) (void)frugal::share::JobsToJson(*w);
   }
   return 0;
 }
