@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# frugal share simulate|plan|workload: outputs, determinism and bad input.
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
+export OMP_WAIT_POLICY=passive
+D=testdata/share
+
+# Policies.
+"$FRUGAL" share simulate --list-policies > "$TMP/list" || fail "--list-policies"
+for p in exclusive gandiva-pack mps-oblivious mig-static gshare; do
+  grep -q "^  $p " "$TMP/list" || fail "--list-policies lacks $p"
+done
+
+# plan: per GPU the jobs, mechanism, shares, p99, speed; JSON fields.
+"$FRUGAL" share plan $D/jobs_small.json --gpus 4 --json > "$TMP/plan.json" || fail "plan --json"
+python3 - "$TMP/plan.json" <<'PY' || fail "plan JSON fields"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["policy"] == "gshare" and p["gpus_allowed"] == 4, p
+assert 1 <= p["gpus_used"] <= 4
+names = set()
+for g in p["gpus"]:
+    assert g["mechanism"] in ("exclusive", "time-slice", "mps", "mig"), g
+    for j in g["jobs"]:
+        names.add(j["name"])
+        if j["kind"] == "service":
+            assert j["predicted_p99_ms"] <= j["slo_p99_ms"], j
+        else:
+            assert 0 < j["training_speed"] <= 1, j
+assert names | {u["name"] for u in p["unschedulable"]} == {"resnet", "mobilenet", "replay", "vgg", "mob"}
+PY
+"$FRUGAL" share plan $D/jobs_small.json --gpus 4 > "$TMP/plan.txt" || fail "plan"
+grep -q "^GPU 0 " "$TMP/plan.txt" || fail "plan table lacks GPU 0"
+
+# A job that fits no GPU is an unschedulable outcome, not an error.
+"$FRUGAL" share plan $D/jobs_too_big.json --gpus 4 --gpu T4 --json > "$TMP/big.json" || fail "plan too big"
+python3 - "$TMP/big.json" <<'PY' || fail "unschedulable outcome"
+import json, sys
+p = json.load(open(sys.argv[1]))
+u = {x["name"]: x for x in p["unschedulable"]}
+assert u["vgg"]["outcome"] == "unschedulable" and "GiB" in u["vgg"]["reason"], u
+PY
+
+# simulate: deterministic for a seed, JSON fields.
+"$FRUGAL" share simulate $D/jobs_small.json --policy exclusive,gshare --seed 3 --json > "$TMP/s1.json" || fail "simulate"
+"$FRUGAL" share simulate $D/jobs_small.json --policy exclusive,gshare --seed 3 --json > "$TMP/s2.json" || fail "simulate again"
+cmp -s "$TMP/s1.json" "$TMP/s2.json" || fail "simulate is not deterministic"
+python3 - "$TMP/s1.json" <<'PY' || fail "simulate JSON fields"
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = {x["policy"]: x for x in s["results"]}
+assert set(r) == {"exclusive", "gshare"}
+for x in r.values():
+    for k in ("gpu_hours", "peak_gpus", "gpus_by_hour", "over_slo_pct", "requests",
+              "mean_training_speed", "migrations", "services", "unschedulable"):
+        assert k in x, k
+assert r["gshare"]["gpu_hours"] <= r["exclusive"]["gpu_hours"] + 1e-9
+assert abs(r["exclusive"]["mean_training_speed"] - 1) < 1e-9
+assert len(r["exclusive"]["services"]) == 3
+PY
+"$FRUGAL" share simulate $D/jobs_small.json --policy gshare --gpus 2 > "$TMP/sim.txt" || fail "simulate --gpus"
+grep -q "gshare" "$TMP/sim.txt" || fail "simulate table"
+
+# workload: writes JOBS.json that plan reads back; same seed, same bytes.
+if [ -f ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv ]; then
+  "$FRUGAL" share workload --workload mixed --seed 5 --services 3 --training-per-hour 1 \
+    --out "$TMP/w1.json" 2>/dev/null || fail "workload"
+  "$FRUGAL" share workload --workload mixed --seed 5 --services 3 --training-per-hour 1 \
+    > "$TMP/w2.json" || fail "workload to stdout"
+  cmp -s "$TMP/w1.json" "$TMP/w2.json" || fail "workload is not deterministic"
+  grep -q '"format": "frugal-share-jobs"' "$TMP/w1.json" || fail "workload format"
+  "$FRUGAL" share plan "$TMP/w1.json" --gpus 8 > /dev/null || fail "plan of a generated workload"
+fi
+expect_error 1 "no/such.csv" share workload --workload mixed --trace no/such.csv
+
+# Bad input: one line naming the file and the problem.
+expect_error 1 "jobs_malformed.json:4: malformed JSON" share plan $D/jobs_malformed.json --gpus 2
+expect_error 1 "\$.services[0].arrivals.rate_rps" share plan $D/jobs_negative_rate.json --gpus 2
+expect_error 1 "\$.training[0].duration_s" share simulate $D/jobs_negative_duration.json
+expect_error 1 "unknown model 'resnet5000'" share plan $D/jobs_unknown_model.json --gpus 2
+expect_error 1 "service mobilenet: SLO" share simulate $D/jobs_impossible_slo.json
+expect_error 1 "unknown GPU" share plan $D/jobs_small.json --gpus 2 --gpu NOPE
+expect_error 1 "unknown sharing policy 'nope'" share simulate $D/jobs_small.json --policy gshare,nope
+expect_error 1 "no_such.json" share plan $TMP/no_such.json --gpus 2
+expect_error 2 "JOBS.json or --workload" share simulate
+expect_error 2 "not both" share simulate $D/jobs_small.json --workload mixed
+expect_error 1 "unknown --workload" share simulate --workload nope
+expect_error 2 "--gpus" share plan $D/jobs_small.json
+echo "cli_share_serving_test: ok"
