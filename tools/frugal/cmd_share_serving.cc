@@ -56,7 +56,7 @@ void AddCommon(CLI::App* c, CommonArgs* a, bool gen) {
 
 void AddPlanning(CLI::App* c, CommonArgs* a) {
   c->add_option("--min-speed", a->min_speed,
-                "gshare: least co-located / alone speed of a training job")
+                "gshare, mig-static: least co-located / alone speed of a training job")
       ->capture_default_str()->check(NumberIn(0, 1, true));
   c->add_option("--slo-headroom", a->headroom,
                 "Plan services to predicted p99 <= this x SLO")

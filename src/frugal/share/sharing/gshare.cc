@@ -17,7 +17,7 @@ namespace frugal::share {
 namespace {
 
 constexpr int kMaxMoves = 3;     // jobs moved per departure
-constexpr int kMaxSources = 6;   // GPUs tried for emptying per departure
+constexpr int kMaxSources = 12;   // GPUs tried for emptying per departure
 
 std::vector<int> JobsOf(const GpuState& g) {
   std::vector<int> j;
