@@ -3,7 +3,7 @@
 # for SECONDS (default 20), seeded from bundled inputs: one per graph
 # importer (onnx, hf, dnn_partitioning, frugal) and one per other reader
 # (catalog, topology, trace — csv / frugal binary / oracleGeneral by the
-# first byte —, timing CSV). Exits 1 on the first crash, leak or timeout,
+# first byte —, timing CSV, G-Share JOBS.json). Exits 1 on the first crash, leak or timeout,
 # leaving the reproducer in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ if ! command -v clang++ >/dev/null; then
   exit 0
 fi
 B=build-fuzz
-TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing)
+TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
   if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -43,6 +43,7 @@ seed "$B/corpus/dnn_partitioning" "$SHARED"/graphs/dnn-partitioning/latency-inpu
 seed "$B/corpus/frugal" testdata/graphs/*.json
 seed "$B/corpus/catalog" data/catalog/*.json
 seed "$B/corpus/topology" testdata/place/*.topology.json
+seed "$B/corpus/share_jobs" testdata/share/*.json
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
 seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
 mkdir -p "$B/corpus/timing"

@@ -85,4 +85,9 @@ expect_error 2 "JOBS.json or --workload" share simulate
 expect_error 2 "not both" share simulate $D/jobs_small.json --workload mixed
 expect_error 1 "unknown --workload" share simulate --workload nope
 expect_error 2 "--gpus" share plan $D/jobs_small.json
+# Bounded work: too many requests or too long a horizon is an error, not an OOM or a hang.
+sed -e 's/"rate_rps": 20/"rate_rps": 99999/' -e "s|times_small.txt|$PWD/$D/times_small.txt|" $D/jobs_small.json > "$TMP/flood.json"
+expect_error 1 "at most 60 M are simulated" share simulate "$TMP/flood.json"
+sed -e 's/"horizon_s": 7200/"horizon_s": 1e12/' -e "s|times_small.txt|$PWD/$D/times_small.txt|" $D/jobs_small.json > "$TMP/long.json"
+expect_error 1 "\$.horizon_s: above a year" share plan "$TMP/long.json" --gpus 2
 echo "cli_share_serving_test: ok"

@@ -44,10 +44,10 @@ void AddCommon(CLI::App* c, CommonArgs* a, bool gen) {
   if (gen) {
     c->add_option("--workload", a->workload, "Generated workload: mixed");
     c->add_option("--services", a->services, "mixed: inference services")
-        ->capture_default_str()->check(IntIn(0, 1000));
+        ->capture_default_str()->check(IntIn(0, 200));
     c->add_option("--training-per-hour", a->training_per_hour,
                   "mixed: mean training-job arrivals per hour")
-        ->capture_default_str()->check(NumberIn(0, 10000));
+        ->capture_default_str()->check(NumberIn(0, 200));
     c->add_option("--trace", a->trace,
                   "mixed: Alibaba pod list whose lifetimes give training durations "
                   "(default: ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv)");

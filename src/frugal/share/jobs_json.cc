@@ -12,6 +12,9 @@
 namespace frugal::share {
 namespace {
 namespace fs = std::filesystem;
+constexpr double kMaxTimeS = 365 * 86400.0;
+constexpr size_t kMaxServices = 1000;
+constexpr size_t kMaxTraining = 20000;
 using nlohmann::json;
 
 class Reader {
@@ -175,9 +178,13 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
   }
   Workload w;
   FRUGAL_RETURN_IF_ERROR(r.Number(j, "$", "horizon_s", 1, false, &w.horizon_s));
+  if (w.horizon_s > kMaxTimeS) return r.Error("$.horizon_s", "above a year (31536000 s)");
   std::set<std::string> names;
   if (j.contains("services")) {
     if (!j["services"].is_array()) return r.Error("$.services", "expected an array");
+    if (j["services"].size() > kMaxServices) {
+      return r.Error("$.services", fmt::format("more than {} services", kMaxServices));
+    }
     for (size_t i = 0; i < j["services"].size(); ++i) {
       const json& s = j["services"][i];
       const std::string where = fmt::format("$.services[{}]", i);
@@ -215,12 +222,16 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
       FRUGAL_RETURN_IF_ERROR(r.Number(s, where, "start_s", 0, false, &v.start_s));
       FRUGAL_RETURN_IF_ERROR(r.Number(s, where, "end_s", 0, false, &v.end_s));
       if (v.end_s <= v.start_s) return r.Error(where + ".end_s", "must be after start_s");
+      if (v.end_s > kMaxTimeS) return r.Error(where + ".end_s", "above a year (31536000 s)");
       if (!names.insert(v.name).second) return r.Error(where + ".name", "duplicate name '" + v.name + "'");
       w.services.push_back(std::move(v));
     }
   }
   if (j.contains("training")) {
     if (!j["training"].is_array()) return r.Error("$.training", "expected an array");
+    if (j["training"].size() > kMaxTraining) {
+      return r.Error("$.training", fmt::format("more than {} training jobs", kMaxTraining));
+    }
     for (size_t i = 0; i < j["training"].size(); ++i) {
       const json& t = j["training"][i];
       const std::string where = fmt::format("$.training[{}]", i);
@@ -235,6 +246,9 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
       FRUGAL_RETURN_IF_ERROR(r.Number(t, where, "arrival_s", 0, false, &v.arrival_s));
       FRUGAL_RETURN_IF_ERROR(r.Number(t, where, "duration_s", 0, true, &v.duration_s));
       if (v.duration_s <= 0) return r.Error(where + ".duration_s", "must be > 0");
+      if (v.duration_s > kMaxTimeS || v.arrival_s > kMaxTimeS) {
+        return r.Error(where, "arrival_s and duration_s must be at most a year (31536000 s)");
+      }
       FRUGAL_RETURN_IF_ERROR(r.Number(t, where, "gpu_util", 0, false, &v.gpu_util));
       if (v.gpu_util <= 0 || v.gpu_util > 1) return r.Error(where + ".gpu_util", "must be in (0, 1]");
       if (!names.insert(v.name).second) return r.Error(where + ".name", "duplicate name '" + v.name + "'");

@@ -31,7 +31,9 @@ TEST_P(PolicyConformance, PlacesEveryJobWithinMemory) {
       share += j.share;
       EXPECT_GT(j.speed, 0);
     }
-    if (g.mechanism != Mechanism::kMig) EXPECT_LE(mem, 80.0);
+    if (g.mechanism != Mechanism::kMig) {
+      EXPECT_LE(mem, 80.0);
+    }
     if (g.mechanism == Mechanism::kMps || g.mechanism == Mechanism::kMig) {
       EXPECT_LE(share, 1.0 + 1e-9);
     }
