@@ -7,6 +7,7 @@ namespace frugal::cli {
 void SetupShare(CLI::App& sub, int* exit_code) {
   sub.require_subcommand(1);
   // --- cluster ---
+  SetupShareCluster(sub, exit_code);
   // --- interference ---
   // --- serving ---
   (void)exit_code;

@@ -1,0 +1,1 @@
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
