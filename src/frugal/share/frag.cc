@@ -47,6 +47,22 @@ std::vector<TypicalPod> BuildTypicalPods(const std::vector<PodSpec>& pods,
   return out;
 }
 
+std::vector<TypicalPod> BlendTypicalPods(const std::vector<PodSpec>& pods,
+                                         const TypicalPodOptions& options) {
+  TypicalPodOptions every = options;
+  every.popularity_threshold = 1.0;
+  std::vector<TypicalPod> out = BuildTypicalPods(pods, every);
+  const std::vector<TypicalPod> popular = BuildTypicalPods(pods, options);
+  for (TypicalPod& t : out) {
+    double w = 0;
+    for (const TypicalPod& p : popular) {
+      if (p.shape == t.shape) w = p.weight;
+    }
+    t.weight = 0.5 * t.weight + 0.5 * w;
+  }
+  return out;
+}
+
 int64_t NodeFragMilliFor(const NodeState& node, const PodShape& pod) {
   const int64_t free_total = node.GpuLeftTotal();
   if (free_total == 0) return 0;

@@ -37,6 +37,15 @@ struct TypicalPodOptions {
 std::vector<TypicalPod> BuildTypicalPods(const std::vector<PodSpec>& pods,
                                          const TypicalPodOptions& options = {});
 
+// G-Share's target workload: half FGD's typical pods (popular shapes,
+// renormalised), half every shape of the trace at its own frequency. The
+// popular shapes dominate as in FGD, but rare shapes — 8-GPU pods, pods
+// bound to a scarce GPU model — keep a voice, so descending it does not
+// break up the nodes only they can use. Fragmentation is linear in the
+// weights, so this is FGD's score under a mixed distribution.
+std::vector<TypicalPod> BlendTypicalPods(const std::vector<PodSpec>& pods,
+                                         const TypicalPodOptions& options = {});
+
 // Free GPU-milli of `node` that `pod` cannot use (see above).
 int64_t NodeFragMilliFor(const NodeState& node, const PodShape& pod);
 // Σ weight × NodeFragMilliFor over the typical pods, without the memo.

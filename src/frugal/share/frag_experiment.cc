@@ -47,14 +47,15 @@ struct CacheEntry {
 FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& pods,
                const ShapeIndex& shapes, const std::vector<int>& arrivals,
                int64_t capacity_milli, const std::vector<double>& levels,
-               PlacementPolicy& policy, FragMemo& memo, uint64_t seed, bool random_ties) {
+               PlacementPolicy& policy, FragMemo& memo, FragMemo& blend_memo, uint64_t seed,
+               bool random_ties) {
   std::vector<NodeState> state;
   state.reserve(nodes.size());
   for (const NodeSpec& n : nodes) state.push_back(NodeState::FromSpec(n));
   const size_t num_shapes = shapes.shapes.size();
   std::vector<CacheEntry> cache(policy.cacheable() ? state.size() * num_shapes : 0);
   Rng rng(seed ^ 0x5deece66dull);
-  ScoreContext ctx{&memo, &rng};
+  ScoreContext ctx{&memo, &blend_memo, &rng};
 
   double frag_total = 0;
   for (const NodeState& s : state) frag_total += memo.Frag(s);
@@ -197,6 +198,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
     (void)probe;
   }
 
+  const std::vector<TypicalPod> blend_typical = BlendTypicalPods(pods, options.typical);
   const ShapeIndex shapes = IndexShapes(pods);
   std::vector<std::vector<int>> arrivals(options.seeds.size());
   for (size_t s = 0; s < options.seeds.size(); ++s) {
@@ -210,13 +212,14 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
   int done = 0;
   auto worker = [&]() {
     FragMemo memo(&out.typical);
+    FragMemo blend_memo(&blend_typical);
     while (true) {
       const size_t job = next.fetch_add(1);
       if (job >= runs.size()) return;
       const size_t p = job / num_s, s = job % num_s;
       auto policy = MakePlacementPolicy(options.policies[p]);
       runs[job] = RunOne(nodes, pods, shapes, arrivals[s], out.cluster_gpu_milli, out.arrived_pct,
-                         **policy, memo, options.seeds[s],
+                         **policy, memo, blend_memo, options.seeds[s],
                          options.tie_break == TieBreak::kRandom);
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);

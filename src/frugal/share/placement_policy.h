@@ -37,6 +37,9 @@ class Rng {
 // fragmentation memo, and the run's random stream.
 struct ScoreContext {
   FragMemo* frag = nullptr;
+  // Fragmentation under G-Share's target workload (BlendTypicalPods):
+  // FGD's popular shapes blended with every shape of the trace.
+  FragMemo* blend_frag = nullptr;
   Rng* rng = nullptr;
 };
 
