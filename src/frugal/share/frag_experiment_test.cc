@@ -58,7 +58,9 @@ TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
       EXPECT_GE(p.unallocated_gpu_pct[l] + 1e-9, 100 - r->arrived_pct[l]) << p.policy;
       EXPECT_GE(p.frag_gpu_pct[l], 0);
       EXPECT_LE(p.frag_gpu_pct[l], p.unallocated_gpu_pct[l] + 1e-9);
-      if (l > 0) EXPECT_LE(p.unallocated_gpu_pct[l], p.unallocated_gpu_pct[l - 1] + 1e-9);
+      if (l > 0) {
+        EXPECT_LE(p.unallocated_gpu_pct[l], p.unallocated_gpu_pct[l - 1] + 1e-9);
+      }
     }
     EXPECT_GT(p.failed_pods, 0) << "150 % of capacity cannot all fit";
   }

@@ -46,7 +46,9 @@ TEST_P(PolicyConformance, ChoosesGpusThatFit) {
       const NodeScore s = (*policy)->Score(f.ctx, n, p);
       EXPECT_EQ(std::popcount(s.gpus), p.num_gpu) << GetParam();
       for (int i = 0; i < n.num_gpus; ++i) {
-        if ((s.gpus >> i) & 1u) EXPECT_GE(n.gpu_left[i], p.gpu_milli) << GetParam();
+        if ((s.gpus >> i) & 1u) {
+          EXPECT_GE(n.gpu_left[i], p.gpu_milli) << GetParam();
+        }
       }
       EXPECT_EQ(s.gpus >> n.num_gpus, 0u);
     }
