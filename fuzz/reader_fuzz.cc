@@ -1,6 +1,7 @@
 // libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
-// frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json. Readers that take a
+// frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json and
+// cluster traces (node and pod lists). Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
 #include "frugal/share/jobs_json.h"
+#include "frugal/share/node_trace.h"
+#include "frugal/share/pod_trace.h"
 
 namespace {
 
@@ -74,6 +77,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     FuzzTopology(data);
   } else if (reader == "trace") {
     FuzzTrace(data);
+  } else if (reader == "share_nodes") {
+    frugal::share::GpuModelTable models;
+    (void)frugal::share::ReadNodeList(TempFile(data, "csv"), &models);
+  } else if (reader == "share_pods") {
+    frugal::share::GpuModelTable models;
+    (void)frugal::share::ReadPodTrace(TempFile(data, "csv"), &models);
   } else if (reader == "timing") {
     auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
     (void)d;

@@ -13,7 +13,7 @@ if ! command -v clang++ >/dev/null; then
   exit 0
 fi
 B=build-fuzz
-TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs)
+TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs share_nodes share_pods)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
   if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -44,6 +44,8 @@ seed "$B/corpus/frugal" testdata/graphs/*.json
 seed "$B/corpus/catalog" data/catalog/*.json
 seed "$B/corpus/topology" testdata/place/*.topology.json
 seed "$B/corpus/share_jobs" testdata/share/*.json
+seed "$B/corpus/share_nodes" testdata/share/tiny_nodes.csv
+seed "$B/corpus/share_pods" testdata/share/tiny_pods.csv
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
 seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
 mkdir -p "$B/corpus/timing"

@@ -7,10 +7,10 @@ namespace frugal::cli {
 void SetupShare(CLI::App& sub, int* exit_code) {
   sub.require_subcommand(1);
   // --- cluster ---
+  SetupShareCluster(sub, exit_code);
   // --- interference ---
   // --- serving ---
   SetupShareServing(sub, exit_code);
-  (void)exit_code;
 }
 
 }  // namespace frugal::cli

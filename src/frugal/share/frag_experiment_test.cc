@@ -1,0 +1,93 @@
+#include "frugal/share/frag_experiment.h"
+
+#include <gtest/gtest.h>
+
+#include "frugal/share/node_trace.h"
+#include "frugal/share/pod_trace.h"
+
+namespace frugal::share {
+namespace {
+
+struct Tiny {
+  GpuModelTable models;
+  std::vector<NodeSpec> nodes;
+  std::vector<PodSpec> pods;
+  Tiny() {
+    nodes = *ReadNodeList("testdata/share/tiny_nodes.csv", &models);
+    pods = *ReadPodTrace("testdata/share/tiny_pods.csv", &models);
+  }
+};
+
+TEST(Arrivals, EveryTracePodOnceThenDrawsUpToTheTarget) {
+  Tiny t;
+  const int64_t capacity = 14000;  // the tiny cluster's GPUs
+  const std::vector<int> a = BuildArrivals(t.pods, capacity, 2.0, 42);
+  std::vector<int> first(a.begin(), a.begin() + 10);
+  std::sort(first.begin(), first.end());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(first[i], i);
+  int64_t total = 0;
+  for (int i : a) total += t.pods[i].TotalGpuMilli();
+  // FGD's check adds the draw's per-GPU milli, so an 8-GPU draw may
+  // overshoot by 7 GPUs; the last draw that stopped it would add >= 1.
+  EXPECT_LE(total, 28000 + 7000);
+  EXPECT_GT(total, 28000 - 1000);
+  EXPECT_EQ(a, BuildArrivals(t.pods, capacity, 2.0, 42));
+  EXPECT_NE(a, BuildArrivals(t.pods, capacity, 2.0, 43));
+  // Tuning below the trace's total drops pods.
+  const std::vector<int> down = BuildArrivals(t.pods, capacity, 0.5, 1);
+  int64_t down_total = 0;
+  for (int i : down) down_total += t.pods[i].TotalGpuMilli();
+  EXPECT_LE(down_total, 7000);
+}
+
+TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
+  Tiny t;
+  FragExperimentOptions o;
+  o.policies = {"random", "best-fit", "fgd", "gshare"};
+  o.seeds = {1, 2, 3};
+  o.tune = 1.5;
+  o.threads = 1;
+  auto r = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->cluster_gpu_milli, 14000);
+  ASSERT_EQ(r->results.size(), 4u);
+  for (const auto& p : r->results) {
+    ASSERT_EQ(p.unallocated_gpu_pct.size(), r->arrived_pct.size());
+    for (size_t l = 0; l < r->arrived_pct.size(); ++l) {
+      // Unallocated never drops below what has not yet arrived.
+      EXPECT_GE(p.unallocated_gpu_pct[l] + 1e-9, 100 - r->arrived_pct[l]) << p.policy;
+      EXPECT_GE(p.frag_gpu_pct[l], 0);
+      EXPECT_LE(p.frag_gpu_pct[l], p.unallocated_gpu_pct[l] + 1e-9);
+      if (l > 0) {
+        EXPECT_LE(p.unallocated_gpu_pct[l], p.unallocated_gpu_pct[l - 1] + 1e-9);
+      }
+    }
+    EXPECT_GT(p.failed_pods, 0) << "150 % of capacity cannot all fit";
+  }
+  o.threads = 3;
+  auto again = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < r->results.size(); ++i) {
+    EXPECT_EQ(r->results[i].unallocated_gpu_pct, again->results[i].unallocated_gpu_pct);
+    EXPECT_EQ(r->results[i].frag_gpu_pct, again->results[i].frag_gpu_pct);
+  }
+}
+
+TEST(FragExperiment, RefusesEmptyOrMeaninglessInputs) {
+  Tiny t;
+  FragExperimentOptions o;
+  o.policies = {"fgd"};
+  EXPECT_FALSE(RunFragExperiment({}, t.pods, o).ok());
+  EXPECT_FALSE(RunFragExperiment(t.nodes, {}, o).ok());
+  o.policies = {"nope"};
+  EXPECT_FALSE(RunFragExperiment(t.nodes, t.pods, o).ok());
+  o.policies = {"fgd"};
+  o.tune = 0;
+  EXPECT_FALSE(RunFragExperiment(t.nodes, t.pods, o).ok());
+  o.tune = 1.3;
+  std::vector<NodeSpec> cpu_only = {t.nodes[3]};
+  EXPECT_FALSE(RunFragExperiment(cpu_only, t.pods, o).ok());
+}
+
+}  // namespace
+}  // namespace frugal::share

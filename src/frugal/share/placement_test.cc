@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <set>
+
+#include "frugal/share/placement_registry.h"
+
+namespace frugal::share {
+namespace {
+
+NodeState Node(int64_t cpu, std::initializer_list<int> left) {
+  NodeState s;
+  s.cpu_left = s.cpu_capacity = cpu;
+  s.memory_left = 1 << 20;
+  s.model = 1;
+  for (int l : left) s.gpu_left[s.num_gpus++] = static_cast<int16_t>(l);
+  return s;
+}
+
+struct Fixture {
+  std::vector<TypicalPod> typical = {{PodShape{4000, 500, 1, 0}, 0.6},
+                                     {PodShape{8000, 1000, 1, 0}, 0.3},
+                                     {PodShape{2000, 0, 0, 0}, 0.1}};
+  FragMemo memo{&typical};
+  FragMemo blend{&typical};
+  Rng rng{7};
+  ScoreContext ctx{&memo, &blend, &rng};
+};
+
+class PolicyConformance : public ::testing::TestWithParam<std::string> {};
+
+// Every policy gives a fitting pod GPUs it can have: num_gpu of them, each
+// with gpu_milli free, and none for a CPU-only pod.
+TEST_P(PolicyConformance, ChoosesGpusThatFit) {
+  Fixture f;
+  auto policy = MakePlacementPolicy(GetParam());
+  ASSERT_TRUE(policy.ok());
+  const std::vector<NodeState> nodes = {Node(64000, {1000, 1000, 1000, 1000}),
+                                        Node(64000, {200, 700, 1000, 0}),
+                                        Node(16000, {500, 500})};
+  const std::vector<PodShape> pods = {{4000, 500, 1, 0}, {8000, 1000, 1, 0}, {8000, 1000, 2, 0},
+                                      {2000, 0, 0, 0}, {1000, 150, 1, 0}};
+  for (const NodeState& n : nodes) {
+    for (const PodShape& p : pods) {
+      if (!n.Fits(p, 0)) continue;
+      const NodeScore s = (*policy)->Score(f.ctx, n, p);
+      EXPECT_EQ(std::popcount(s.gpus), p.num_gpu) << GetParam();
+      for (int i = 0; i < n.num_gpus; ++i) {
+        if ((s.gpus >> i) & 1u) {
+          EXPECT_GE(n.gpu_left[i], p.gpu_milli) << GetParam();
+        }
+      }
+      EXPECT_EQ(s.gpus >> n.num_gpus, 0u);
+    }
+  }
+}
+
+std::vector<std::string> AllPolicies() {
+  std::vector<std::string> names;
+  for (const auto& row : PlacementPolicies()) names.emplace_back(row.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PolicyConformance, ::testing::ValuesIn(AllPolicies()));
+
+double ScoreOf(const std::string& name, const NodeState& n, const PodShape& p) {
+  Fixture f;
+  auto policy = MakePlacementPolicy(name);
+  return (*policy)->Score(f.ctx, n, p).score;
+}
+
+TEST(Registry, ListsFgdsSixAndGshare) {
+  EXPECT_EQ(AllPolicies(), (std::vector<std::string>{"random", "dotprod", "gpu-clustering",
+                                                     "gpu-packing", "best-fit", "fgd", "gshare"}));
+  EXPECT_FALSE(MakePlacementPolicy("lru").ok());
+  EXPECT_FALSE(ParsePolicyList("fgd,nope").ok());
+  EXPECT_EQ(ParsePolicyList("fgd,best-fit,fgd")->size(), 2u);
+}
+
+TEST(BestFit, PrefersTheFullerNode) {
+  const PodShape p{4000, 1000, 1, 0};
+  EXPECT_GT(ScoreOf("best-fit", Node(16000, {1000, 0}), p),
+            ScoreOf("best-fit", Node(64000, {1000, 1000, 1000, 1000}), p));
+}
+
+TEST(GpuPacking, SharedGpuBeatsPartlyUsedNodeBeatsIdleNode) {
+  const PodShape p{1000, 300, 1, 0};
+  const double shared = ScoreOf("gpu-packing", Node(64000, {500, 1000}), p);
+  const double used = ScoreOf("gpu-packing", Node(64000, {0, 1000}), p);
+  const double idle = ScoreOf("gpu-packing", Node(64000, {1000, 1000}), p);
+  EXPECT_EQ(shared, 95);  // 100 - 50 % free / 10
+  EXPECT_EQ(used, 49);
+  EXPECT_EQ(idle, 31);
+}
+
+TEST(GpuClustering, SameKindNodesFirst) {
+  NodeState same = Node(64000, {0, 1000, 1000, 1000});
+  same.affinity[1] = 1;
+  NodeState mixed = same;
+  mixed.affinity[kShareAffinity] = 1;
+  NodeState empty = Node(64000, {1000, 1000, 1000, 1000});
+  NodeState other = Node(64000, {0, 1000, 1000, 1000});
+  other.affinity[kShareAffinity] = 1;
+  const PodShape p{1000, 1000, 1, 0};
+  EXPECT_GT(ScoreOf("gpu-clustering", same, p), ScoreOf("gpu-clustering", mixed, p));
+  EXPECT_GT(ScoreOf("gpu-clustering", mixed, p), ScoreOf("gpu-clustering", empty, p));
+  EXPECT_GT(ScoreOf("gpu-clustering", empty, p), ScoreOf("gpu-clustering", other, p));
+}
+
+TEST(DotProduct, PrefersTheNodeLeastAlignedWithTheRequest) {
+  const PodShape p{8000, 1000, 1, 0};
+  EXPECT_GT(ScoreOf("dotprod", Node(8000, {1000}), p),
+            ScoreOf("dotprod", Node(96000, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}), p));
+}
+
+TEST(Fgd, AnExactFitLowersFragmentationMost) {
+  // A 500 pod on a GPU with exactly 500 free removes a fragment; on a
+  // fresh GPU it leaves a 500 that only half the typical pods can use.
+  const PodShape p{4000, 500, 1, 0};
+  Fixture f;
+  auto fgd = std::move(MakePlacementPolicy("fgd")).value();
+  const NodeScore s = fgd->Score(f.ctx, Node(64000, {1000, 500}), p);
+  EXPECT_EQ(s.gpus, GpuSet{0b10});
+  EXPECT_GT(ScoreOf("fgd", Node(64000, {0, 500}), p), ScoreOf("fgd", Node(64000, {1000, 1000}), p));
+}
+
+TEST(Gshare, TakesTheGpuLeavingLeastFragmentation) {
+  Fixture f;
+  auto g = std::move(MakePlacementPolicy("gshare")).value();
+  const NodeScore s = g->Score(f.ctx, Node(64000, {1000, 700, 500}), PodShape{4000, 500, 1, 0});
+  EXPECT_EQ(s.gpus, GpuSet{0b100});
+}
+
+TEST(Random, DrawsOnlyFittingGpus) {
+  Fixture f;
+  auto r = std::move(MakePlacementPolicy("random")).value();
+  EXPECT_FALSE(r->cacheable());
+  EXPECT_TRUE(r->random_node());
+  std::set<GpuSet> seen;
+  for (int i = 0; i < 200; ++i) seen.insert(r->Score(f.ctx, Node(64000, {1000, 100, 600}), PodShape{1, 500, 1, 0}).gpus);
+  EXPECT_EQ(seen, (std::set<GpuSet>{0b001, 0b100}));
+}
+
+}  // namespace
+}  // namespace frugal::share
