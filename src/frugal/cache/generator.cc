@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/base/rng.h"
 #include "frugal/base/units.h"
 
 namespace frugal::cache {
@@ -13,23 +14,6 @@ namespace {
 // A generated event in memory: the struct, its path's heap buffer, and the
 // sort's scratch space; for the size estimate in the limit's message.
 constexpr double kBytesPerEvent = 256;
-
-// splitmix64: the same stream on every platform and standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  int64_t Below(int64_t n) { return static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
-
- private:
-  uint64_t s_;
-};
 
 struct File {
   std::string path;
@@ -235,7 +219,7 @@ class Generator {
 
   const GeneratorOptions& o_;
   PipelineShape shape_;
-  Rng rng_;
+  SplitMix64 rng_;
   bool count_only_;
   int64_t count_ = 0;
   std::vector<TraceEvent> events_;

@@ -355,15 +355,6 @@ std::string DefaultTimingDataPath() {
   return std::string(FRUGAL_SHARED_DATA) + "/perf/neusight-op-timings";
 }
 
-uint64_t SplitMix64::Next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t SplitMix64::Below(uint64_t n) { return Next() % n; }
-
 std::vector<size_t> ShuffledIndices(size_t n, uint64_t seed) {
   std::vector<size_t> idx(n);
   for (size_t i = 0; i < n; ++i) idx[i] = i;

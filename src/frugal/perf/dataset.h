@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frugal/base/rng.h"
 #include "frugal/base/status.h"
 
 namespace frugal {
@@ -94,19 +95,6 @@ Result<Dataset> LoadTimingData(const std::string& path);
 // $FRUGAL_PERF_DATA if set, else the shared NeuSight op timings
 // (FRUGAL_SHARED_DATA/perf/neusight-op-timings).
 std::string DefaultTimingDataPath();
-
-// Deterministic pseudo-random helpers (SplitMix64): same seed, same result
-// on every platform.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  // Uniform in [0, n). REQUIRES: n > 0.
-  uint64_t Below(uint64_t n);
-
- private:
-  uint64_t state_;
-};
 
 // Indices 0..n-1 in a seeded random order (Fisher-Yates).
 std::vector<size_t> ShuffledIndices(size_t n, uint64_t seed);

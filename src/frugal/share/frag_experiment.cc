@@ -54,7 +54,7 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
   for (const NodeSpec& n : nodes) state.push_back(NodeState::FromSpec(n));
   const size_t num_shapes = shapes.shapes.size();
   std::vector<CacheEntry> cache(policy.cacheable() ? state.size() * num_shapes : 0);
-  Rng rng(seed ^ 0x5deece66dull);
+  SplitMix64 rng(seed ^ 0x5deece66dull);
   ScoreContext ctx{&memo, &blend_memo, &rng};
 
   double frag_total = 0;
@@ -147,7 +147,7 @@ std::vector<int> BuildArrivals(const std::vector<PodSpec>& pods, int64_t capacit
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return pods[a].name < pods[b].name; });
-  Rng rng(seed);
+  SplitMix64 rng(seed);
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
   const double target = tune * static_cast<double>(capacity_milli);
   int64_t total = 0;

@@ -15,23 +15,11 @@
 #include <random>
 #include <vector>
 
+#include "frugal/base/rng.h"
 #include "frugal/share/cluster.h"
 #include "frugal/share/frag.h"
 
 namespace frugal::share {
-
-// A small, portable generator (splitmix64): the same seed gives the same
-// stream on every platform, unlike std::uniform_int_distribution.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  // Uniform in [0, n). REQUIRES: n > 0.
-  uint64_t Below(uint64_t n);
-
- private:
-  uint64_t state_;
-};
 
 // What a policy may consult besides the node: the target workload and its
 // fragmentation memo, and the run's random stream.
@@ -40,7 +28,7 @@ struct ScoreContext {
   // Fragmentation under G-Share's target workload (BlendTypicalPods):
   // FGD's popular shapes blended with every shape of the trace.
   FragMemo* blend_frag = nullptr;
-  Rng* rng = nullptr;
+  SplitMix64* rng = nullptr;
 };
 
 struct NodeScore {

@@ -23,7 +23,7 @@ struct Fixture {
                                      {PodShape{2000, 0, 0, 0}, 0.1}};
   FragMemo memo{&typical};
   FragMemo blend{&typical};
-  Rng rng{7};
+  SplitMix64 rng{7};
   ScoreContext ctx{&memo, &blend, &rng};
 };
 

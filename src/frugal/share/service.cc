@@ -6,19 +6,6 @@
 
 namespace frugal::share {
 
-uint64_t Rng::Next() {
-  uint64_t z = (s_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-double Rng::Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
-double Rng::Exp(double mean) { return -mean * std::log1p(-Uniform()); }
-
-int64_t Rng::Below(int64_t n) { return static_cast<int64_t>(Next() % static_cast<uint64_t>(n)); }
-
 const char* ArrivalKindName(ArrivalKind k) {
   switch (k) {
     case ArrivalKind::kPoisson: return "poisson";
@@ -92,7 +79,7 @@ double MeanRate(const ArrivalSpec& a, double from, double to) {
 std::vector<double> GenerateArrivals(const ArrivalSpec& a, double from, double to,
                                      uint64_t seed, int64_t max_requests) {
   std::vector<double> out;
-  Rng rng(seed);
+  SplitMix64 rng(seed);
   switch (a.kind) {
     case ArrivalKind::kPoisson: {
       // Thinning against the peak rate.

@@ -12,21 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "frugal/base/rng.h"
 #include "frugal/base/status.h"
 
 namespace frugal::share {
-
-// splitmix64 with the few draws the simulator needs.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t Next();
-  double Uniform();                  // [0, 1)
-  double Exp(double mean);           // exponential with this mean
-  int64_t Below(int64_t n);          // [0, n). REQUIRES: n > 0
- private:
-  uint64_t s_;
-};
 
 enum class ArrivalKind { kPoisson, kBursty, kTrace };
 const char* ArrivalKindName(ArrivalKind k);  // poisson, bursty, trace

@@ -91,7 +91,7 @@ Result<std::vector<double>> ReadPodLifetimes(const std::string& path) {
 Result<Workload> GenerateMixed(const MixedOptions& o, const GpuSpec& gpu, CostCache* costs) {
   FRUGAL_ASSIGN_OR_RETURN(std::vector<double> lifetimes,
                           ReadPodLifetimes(o.trace.empty() ? DefaultAlibabaTrace() : o.trace));
-  Rng rng(o.seed * 0x51ED27 + 17);
+  SplitMix64 rng(o.seed * 0x51ED27 + 17);
   Workload w;
   w.horizon_s = o.horizon_s;
   static const char* kServiceModels[] = {"resnet50", "mobilenet_v2", "inception_v3",
