@@ -8,6 +8,7 @@ void SetupShare(CLI::App& sub, int* exit_code) {
   sub.require_subcommand(1);
   // --- cluster ---
   // --- interference ---
+  SetupShareInterference(sub, exit_code);
   // --- serving ---
   (void)exit_code;
 }
