@@ -175,8 +175,9 @@ int RunEval(const InterferenceArgs& a) {
                {"results", rows}});
     return 0;
   }
-  fmt::print("{}: leave-one-{}-out over {} {}s ({})\n", d->set.source, holdout, r->groups.size(),
-             holdout, o.pool_gpus ? "trees train on every GPU's pairs" : "per-GPU training");
+  fmt::print("{}: leave-one-{}-out over {} {} ({})\n", d->set.source, holdout, r->groups.size(),
+             holdout == "family" ? "families" : "models",
+             o.pool_gpus ? "trees train on every GPU's pairs" : "per-GPU training");
   fmt::print("{:<6} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>4}\n", "gpu", "samples",
              "excluded", "mae", "<=0.1", "floor", "floor<=.1", "published", "target", "ratio",
              "met");

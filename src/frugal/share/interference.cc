@@ -16,11 +16,12 @@
 namespace frugal::share {
 
 const char* const kFeatureNames[kNumFeatures] = {
-    "log_solo_tput_self", "log_solo_tput_other", "log_batch_self", "log_batch_other",
-    "gpu_util_self",      "gpu_util_other",      "mem_gib_self",   "mem_gib_other",
-    "compute_share_self", "compute_share_other", "amp_self",       "amp_other",
-    "gpu_fp32_tflops",    "gpu_mem_bw_gbps",     "gpu_mem_gib",    "log_solo_tput_ratio",
-    "gpu_util_sum",       "mem_gib_sum",
+    "log_solo_tput_self", "log_solo_tput_other", "log_batch_self",   "log_batch_other",
+    "gpu_util_self",      "gpu_util_other",      "mem_gib_self",     "mem_gib_other",
+    "compute_share_self", "compute_share_other", "amp_self",         "amp_other",
+    "gpu_fp32_tflops",    "gpu_mem_bw_gbps",     "gpu_mem_gib",      "log_solo_tput_ratio",
+    "gpu_util_sum",       "mem_gib_sum",         "other_pressure",   "other_sensitivity",
+    "other_excess",       "other_nearest",       "util_fair_share",
 };
 
 namespace {
@@ -29,6 +30,8 @@ constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 // The learner wrapper's missing-value marker.
 constexpr float kMissing = -1e30f;
 constexpr char kFormat[] = "frugal-interference-v1";
+// Partners averaged for the nearest-neighbour feature.
+constexpr int kNearest = 3;
 
 float Opt(const std::optional<double>& v) { return v ? static_cast<float>(*v) : kNan; }
 
@@ -41,13 +44,26 @@ std::vector<float> ToLearner(std::vector<float> row) {
   return row;
 }
 
-Status CheckSample(const ColoSample& s, size_t i) {
-  for (const ColoJob* j : {&s.self, &s.other}) {
-    if (!(j->solo_tput > 0) || !std::isfinite(j->solo_tput)) {
-      return InvalidArgument(fmt::format("sample {} ({}): solo throughput {} is not positive",
-                                         i, j->model, j->solo_tput));
+Status CheckJob(const ColoJob& j, size_t i) {
+  if (!(j.solo_tput > 0) || !std::isfinite(j.solo_tput)) {
+    return InvalidArgument(
+        fmt::format("sample {} ({}): solo throughput {} is not positive", i, j.model, j.solo_tput));
+  }
+  if (!(j.batch > 0) || !std::isfinite(j.batch)) {
+    return InvalidArgument(fmt::format("sample {} ({}): batch {} is not positive", i, j.model, j.batch));
+  }
+  for (const auto& [v, name] : {std::pair{j.gpu_util, "gpu_util"}, std::pair{j.mem_gib, "mem_gib"},
+                                std::pair{j.compute_share, "compute_share"}}) {
+    if (v && (!std::isfinite(*v) || *v < 0)) {
+      return InvalidArgument(fmt::format("sample {} ({}): {} {} is not >= 0", i, j.model, name, *v));
     }
   }
+  return Status::Ok();
+}
+
+Status CheckSample(const ColoSample& s, size_t i) {
+  FRUGAL_RETURN_IF_ERROR(CheckJob(s.self, i));
+  FRUGAL_RETURN_IF_ERROR(CheckJob(s.other, i));
   if (!(s.norm_tput >= 0) || !std::isfinite(s.norm_tput)) {
     return InvalidArgument(fmt::format("sample {} ({}): normalised throughput {} is not >= 0",
                                        i, s.self.model, s.norm_tput));
@@ -55,13 +71,70 @@ Status CheckSample(const ColoSample& s, size_t i) {
   return Status::Ok();
 }
 
-const GpuSpec* FindGpu(const Catalog* gpus, const std::string& name) {
-  return gpus == nullptr || name.empty() ? nullptr : gpus->FindGpu(name);
+using ProfileMap = std::map<std::pair<std::string, std::string>, JobProfile>;
+
+// Profiles of every job in `samples`, skipping pairs that involve family
+// `skip` (empty: none).
+ProfileMap BuildProfiles(const std::vector<ColoSample>& samples, const std::string& skip) {
+  ProfileMap m;
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> own;
+  for (const ColoSample& s : samples) {
+    if (!skip.empty() && (s.self.family == skip || s.other.family == skip)) continue;
+    JobProfile& o = m[{s.gpu, s.other.model}];
+    o.pressure += s.norm_tput;  // the partner's speed next to `other`
+    o.pairs += 1;
+    o.partners.push_back({std::log(s.self.solo_tput), std::log(s.self.batch),
+                          s.self.gpu_util ? *s.self.gpu_util : std::nan(""), s.norm_tput});
+    auto& mine = own[{s.gpu, s.self.model}];
+    mine.first += s.norm_tput;
+    mine.second += 1;
+  }
+  auto sensitivity = [&](const std::string& gpu, const std::string& model) {
+    const auto it = own.find({gpu, model});
+    return it == own.end() ? std::nan("") : it->second.first / it->second.second;
+  };
+  for (auto& [key, p] : m) {
+    p.pressure /= p.pairs;
+    p.sensitivity = sensitivity(key.first, key.second);
+  }
+  // Excess needs every partner's sensitivity, so a second pass.
+  for (const ColoSample& s : samples) {
+    if (!skip.empty() && (s.self.family == skip || s.other.family == skip)) continue;
+    const double own_mean = sensitivity(s.gpu, s.self.model);
+    if (std::isfinite(own_mean)) m[{s.gpu, s.other.model}].excess += s.norm_tput - own_mean;
+  }
+  for (auto& [key, p] : m) p.excess /= p.pairs;
+  return m;
+}
+
+const JobProfile* Find(const ProfileMap& m, const std::string& gpu, const std::string& model) {
+  const auto it = m.find({gpu, model});
+  return it == m.end() ? nullptr : &it->second;
+}
+
+// Mean normalised throughput of the kNearest partners of a profile most
+// like `self` (solo throughput, batch, utilisation where both are known).
+float Nearest(const ColoJob& self, const JobProfile& p) {
+  if (p.partners.empty()) return kNan;
+  const double ls = std::log(self.solo_tput), lb = std::log(self.batch);
+  std::vector<std::pair<double, double>> d;  // distance, norm_tput
+  d.reserve(p.partners.size());
+  for (const JobProfile::Partner& q : p.partners) {
+    double dist = std::abs(q.log_solo_tput - ls) + 0.5 * std::abs(q.log_batch - lb);
+    if (self.gpu_util && std::isfinite(q.gpu_util)) dist += std::abs(*self.gpu_util - q.gpu_util) / 25;
+    d.push_back({dist, q.norm_tput});
+  }
+  const size_t k = std::min<size_t>(kNearest, d.size());
+  std::partial_sort(d.begin(), d.begin() + k, d.end());
+  double sum = 0;
+  for (size_t i = 0; i < k; ++i) sum += d[i].second;
+  return static_cast<float>(sum / k);
 }
 
 }  // namespace
 
-std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const GpuSpec* gpu) {
+std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const GpuSpec* gpu,
+                                const JobProfile* other_profile) {
   std::vector<float> f(kNumFeatures, kNan);
   f[0] = Log(self.solo_tput);
   f[1] = Log(other.solo_tput);
@@ -81,6 +154,14 @@ std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const
   f[15] = f[0] - f[1];
   f[16] = f[4] + f[5];  // NaN unless both are known
   f[17] = f[6] + f[7];
+  if (other_profile != nullptr) {
+    f[18] = static_cast<float>(other_profile->pressure);
+    f[19] = static_cast<float>(other_profile->sensitivity);
+    f[20] = static_cast<float>(other_profile->excess);
+    f[21] = Nearest(self, *other_profile);
+  }
+  // Two jobs that together ask for more than the SMs get a fair slice each.
+  if (std::isfinite(f[16]) && f[16] > 0) f[22] = std::min(1.0f, 100.0f / f[16]);
   return f;
 }
 
@@ -95,32 +176,50 @@ InterferenceModel::~InterferenceModel() = default;
 InterferenceModel::InterferenceModel(InterferenceModel&&) noexcept = default;
 InterferenceModel& InterferenceModel::operator=(InterferenceModel&&) noexcept = default;
 
-Status InterferenceModel::Refit() {
-  if (targets_.empty()) return InvalidArgument("interference model: no training samples");
-  if (options_.trees < 1 || options_.trees > 5000 || options_.max_depth < 1 ||
-      options_.max_depth > 16 || !(options_.learning_rate > 0) || options_.learning_rate > 1) {
-    return InvalidArgument("interference model: options out of range");
-  }
-  trees_ = std::make_unique<Trees>(options_);
-  return trees_->gbdt.Fit(rows_, kNumFeatures, targets_);
-}
-
 Result<InterferenceModel> InterferenceModel::Fit(const std::vector<ColoSample>& samples,
                                                  const Catalog* gpus, const std::string& source,
                                                  const InterferenceOptions& options) {
+  std::map<std::string, GpuSpec> specs;
+  for (const ColoSample& s : samples) {
+    if (gpus == nullptr || s.gpu.empty() || specs.count(s.gpu) > 0) continue;
+    if (const GpuSpec* g = gpus->FindGpu(s.gpu)) specs[s.gpu] = *g;
+  }
+  return FitResolved(samples, std::move(specs), source, options);
+}
+
+Result<InterferenceModel> InterferenceModel::FitResolved(std::vector<ColoSample> samples,
+                                                         std::map<std::string, GpuSpec> gpus,
+                                                         const std::string& source,
+                                                         const InterferenceOptions& options) {
+  if (samples.empty()) return InvalidArgument("interference model: no training samples");
+  if (options.trees < 1 || options.trees > 5000 || options.max_depth < 1 ||
+      options.max_depth > 16 || !(options.learning_rate > 0) || options.learning_rate > 1) {
+    return InvalidArgument("interference model: options out of range");
+  }
+  std::map<std::string, ProfileMap> cross;  // by the family left out
+  for (size_t i = 0; i < samples.size(); ++i) {
+    FRUGAL_RETURN_IF_ERROR(CheckSample(samples[i], i));
+    const std::string& fam = samples[i].self.family;
+    if (cross.count(fam) == 0) cross[fam] = BuildProfiles(samples, fam);
+  }
   InterferenceModel m;
   m.source_ = source;
   m.options_ = options;
-  m.rows_.reserve(samples.size() * kNumFeatures);
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const ColoSample& s = samples[i];
-    FRUGAL_RETURN_IF_ERROR(CheckSample(s, i));
+  m.profiles_ = BuildProfiles(samples, "");
+  std::vector<float> rows, targets;
+  rows.reserve(samples.size() * kNumFeatures);
+  for (const ColoSample& s : samples) {
+    const auto g = gpus.find(s.gpu);
+    const JobProfile* p = Find(cross[s.self.family], s.gpu, s.other.model);
     const std::vector<float> row =
-        ToLearner(PairFeatures(s.self, s.other, FindGpu(gpus, s.gpu)));
-    m.rows_.insert(m.rows_.end(), row.begin(), row.end());
-    m.targets_.push_back(static_cast<float>(s.norm_tput));
+        ToLearner(PairFeatures(s.self, s.other, g == gpus.end() ? nullptr : &g->second, p));
+    rows.insert(rows.end(), row.begin(), row.end());
+    targets.push_back(static_cast<float>(s.norm_tput));
   }
-  FRUGAL_RETURN_IF_ERROR(m.Refit());
+  m.trees_ = std::make_unique<Trees>(options);
+  FRUGAL_RETURN_IF_ERROR(m.trees_->gbdt.Fit(rows, kNumFeatures, targets));
+  m.samples_ = std::move(samples);
+  m.gpus_ = std::move(gpus);
   return m;
 }
 
@@ -131,10 +230,42 @@ double InterferenceModel::PredictFeatures(const std::vector<float>& row) const {
   return std::clamp(p, 0.0, 1.2);
 }
 
+const JobProfile* InterferenceModel::FindProfile(const std::string& gpu,
+                                                const std::string& model) const {
+  return Find(profiles_, gpu, model);
+}
+
 double InterferenceModel::PredictNormalizedTput(const ColoJob& self, const ColoJob& other,
                                                 const GpuSpec* gpu) const {
-  return PredictFeatures(PairFeatures(self, other, gpu));
+  return PredictFeatures(
+      PairFeatures(self, other, gpu, FindProfile(gpu ? gpu->name : "", other.model)));
 }
+
+namespace {
+
+nlohmann::json JobJson(const ColoJob& j) {
+  nlohmann::json o = {{"family", j.family}, {"model", j.model},       {"batch", j.batch},
+                      {"solo_tput", j.solo_tput}, {"amp", j.amp}};
+  if (j.gpu_util) o["gpu_util"] = *j.gpu_util;
+  if (j.mem_gib) o["mem_gib"] = *j.mem_gib;
+  if (j.compute_share) o["compute_share"] = *j.compute_share;
+  return o;
+}
+
+ColoJob JobFromJson(const nlohmann::json& o) {  // throws nlohmann exceptions
+  ColoJob j;
+  j.family = o.at("family").get<std::string>();
+  j.model = o.at("model").get<std::string>();
+  j.batch = o.at("batch").get<double>();
+  j.solo_tput = o.at("solo_tput").get<double>();
+  j.amp = o.at("amp").get<bool>();
+  if (o.contains("gpu_util")) j.gpu_util = o["gpu_util"].get<double>();
+  if (o.contains("mem_gib")) j.mem_gib = o["mem_gib"].get<double>();
+  if (o.contains("compute_share")) j.compute_share = o["compute_share"].get<double>();
+  return j;
+}
+
+}  // namespace
 
 Status InterferenceModel::Save(const std::string& path) const {
   nlohmann::json j;
@@ -144,23 +275,38 @@ Status InterferenceModel::Save(const std::string& path) const {
                   {"max_depth", options_.max_depth},
                   {"learning_rate", options_.learning_rate},
                   {"seed", options_.seed}};
-  j["features"] = nlohmann::json::array();
-  for (const char* n : kFeatureNames) j["features"].push_back(n);
-  nlohmann::json rows = nlohmann::json::array();
-  for (size_t i = 0; i < targets_.size(); ++i) {
-    nlohmann::json r = nlohmann::json::array();
-    for (int k = 0; k < kNumFeatures; ++k) {
-      const float v = rows_[i * kNumFeatures + k];
-      if (v == kMissing) {
-        r.push_back(nullptr);
-      } else {
-        r.push_back(v);
-      }
-    }
-    rows.push_back({{"x", r}, {"y", targets_[i]}});
+  nlohmann::json gpus = nlohmann::json::object();
+  for (const auto& [name, g] : gpus_) {
+    gpus[name] = {{"mem_gib", g.mem_gib}, {"mem_bw_gbps", g.mem_bw_gbps}};
+    if (g.fp32_tflops) gpus[name]["fp32_tflops"] = *g.fp32_tflops;
   }
-  j["rows"] = std::move(rows);
-  return WriteStringToFile(path, j.dump(1) + "\n");
+  j["gpus"] = std::move(gpus);
+  // Jobs once each, samples as [gpu, self, other, norm_tput] one a line: the
+  // file stays diffable and small.
+  std::map<std::string, size_t> index;
+  nlohmann::json jobs = nlohmann::json::array();
+  auto job_index = [&](const ColoJob& job) {
+    nlohmann::json o = JobJson(job);
+    const auto [it, added] = index.try_emplace(o.dump(), jobs.size());
+    if (added) jobs.push_back(std::move(o));
+    return it->second;
+  };
+  std::vector<std::string> lines;
+  for (const ColoSample& s : samples_) {
+    const size_t a = job_index(s.self), b = job_index(s.other);
+    lines.push_back(nlohmann::json::array({s.gpu, a, b, s.norm_tput}).dump());
+  }
+  j["jobs"] = std::move(jobs);
+  j["samples"] = nlohmann::json::array();
+  std::string text = j.dump(1);
+  const std::string empty = "\"samples\": []";
+  std::string body = "\"samples\": [\n";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    body += "  " + lines[i] + (i + 1 < lines.size() ? ",\n" : "\n");
+  }
+  body += " ]";
+  text.replace(text.find(empty), empty.size(), body);
+  return WriteStringToFile(path, text + "\n");
 }
 
 Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
@@ -168,54 +314,56 @@ Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
   auto bad = [&](const std::string& what) {
     return InvalidArgument(fmt::format("{}: {}", path, what));
   };
-  if (!j.is_object() || j.value("format", "") != kFormat) {
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
     return bad(fmt::format("not an interference model (\"format\" must be \"{}\")", kFormat));
   }
-  InterferenceModel m;
+  std::string source;
+  InterferenceOptions options;
+  std::map<std::string, GpuSpec> gpus;
+  std::vector<ColoSample> samples;
+  size_t i = 0;
   try {
-    m.source_ = j.at("source").get<std::string>();
+    source = j.at("source").get<std::string>();
     const auto& o = j.at("options");
-    m.options_.trees = o.at("trees").get<int>();
-    m.options_.max_depth = o.at("max_depth").get<int>();
-    m.options_.learning_rate = o.at("learning_rate").get<double>();
-    m.options_.seed = o.at("seed").get<uint64_t>();
-    const auto& names = j.at("features");
-    if (!names.is_array() || names.size() != static_cast<size_t>(kNumFeatures)) {
-      return bad(fmt::format("\"features\" must list the {} features", kNumFeatures));
+    options.trees = o.at("trees").get<int>();
+    options.max_depth = o.at("max_depth").get<int>();
+    options.learning_rate = o.at("learning_rate").get<double>();
+    options.seed = o.at("seed").get<uint64_t>();
+    for (const auto& [name, g] : j.at("gpus").items()) {
+      GpuSpec spec;
+      spec.name = name;
+      spec.mem_gib = g.at("mem_gib").get<double>();
+      spec.mem_bw_gbps = g.at("mem_bw_gbps").get<double>();
+      if (g.contains("fp32_tflops")) spec.fp32_tflops = g["fp32_tflops"].get<double>();
+      if (!(spec.mem_gib > 0) || !(spec.mem_bw_gbps > 0) || !std::isfinite(spec.mem_gib) ||
+          !std::isfinite(spec.mem_bw_gbps)) {
+        return bad(fmt::format("gpu {}: figures must be positive", name));
+      }
+      gpus[name] = spec;
     }
-    for (int k = 0; k < kNumFeatures; ++k) {
-      if (names[k].get<std::string>() != kFeatureNames[k]) {
-        return bad(fmt::format("feature {} is \"{}\", expected \"{}\"", k,
-                               names[k].get<std::string>(), kFeatureNames[k]));
-      }
-    }
-    const auto& rows = j.at("rows");
-    if (!rows.is_array()) return bad("\"rows\" must be an array");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const auto& x = rows[i].at("x");
-      if (!x.is_array() || x.size() != static_cast<size_t>(kNumFeatures)) {
-        return bad(fmt::format("row {}: \"x\" must have {} values", i, kNumFeatures));
-      }
-      for (const auto& v : x) {
-        if (v.is_null()) {
-          m.rows_.push_back(kMissing);
-        } else {
-          const double d = v.get<double>();
-          if (!std::isfinite(d)) return bad(fmt::format("row {}: feature is not finite", i));
-          m.rows_.push_back(static_cast<float>(d));
-        }
-      }
-      const double y = rows[i].at("y").get<double>();
-      if (!(y >= 0) || !std::isfinite(y)) {
-        return bad(fmt::format("row {}: target {} is not >= 0", i, y));
-      }
-      m.targets_.push_back(static_cast<float>(y));
+    const auto& jobs_json = j.at("jobs");
+    if (!jobs_json.is_array()) return bad("\"jobs\" must be an array");
+    std::vector<ColoJob> jobs;
+    for (const auto& o : jobs_json) jobs.push_back(JobFromJson(o));
+    const auto& rows = j.at("samples");
+    if (!rows.is_array()) return bad("\"samples\" must be an array");
+    for (i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      if (!r.is_array() || r.size() != 4) return bad(fmt::format("sample {}: expected [gpu, self, other, norm_tput]", i));
+      const size_t a = r[1].get<size_t>(), b = r[2].get<size_t>();
+      if (a >= jobs.size() || b >= jobs.size()) return bad(fmt::format("sample {}: no such job", i));
+      ColoSample s;
+      s.gpu = r[0].get<std::string>();
+      s.self = jobs[a];
+      s.other = jobs[b];
+      s.norm_tput = r[3].get<double>();
+      samples.push_back(std::move(s));
     }
   } catch (const nlohmann::json::exception& e) {
-    return bad(fmt::format("bad field: {}", e.what()));
+    return bad(fmt::format("sample {}: bad field: {}", i, e.what()));
   }
-  Status st = m.Refit();
-  if (!st.ok()) return bad(st.message());
+  Result<InterferenceModel> m = FitResolved(std::move(samples), std::move(gpus), source, options);
+  if (!m.ok()) return bad(m.status().message());
   return m;
 }
 
@@ -302,10 +450,12 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
       FRUGAL_ASSIGN_OR_RETURN(InterferenceModel m,
                               InterferenceModel::Fit(gtrain, gpus, "holdout", options.trees));
       FRUGAL_ASSIGN_OR_RETURN(LinearBaseline lin, LinearBaseline::Fit(ftrain));
-      const GpuSpec* spec = FindGpu(gpus, gpu);
+      const GpuSpec* spec = gpus == nullptr || gpu.empty() ? nullptr : gpus->FindGpu(gpu);
       for (size_t i : test) {
         if (samples[i].gpu != gpu) continue;
-        ours[i] = m.PredictNormalizedTput(samples[i].self, samples[i].other, spec);
+        const ColoSample& s = samples[i];
+        ours[i] = m.PredictFeatures(
+            PairFeatures(s.self, s.other, spec, m.FindProfile(s.gpu, s.other.model)));
         floor[i] = lin.Predict(samples[i]);
       }
     }

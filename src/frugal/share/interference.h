@@ -5,8 +5,15 @@
 // before the two jobs meet: each job's solo throughput and batch, its GPU
 // utilisation and memory where measured, whether it runs in mixed precision,
 // Ceer's compute-bound time share where the model is one frugal can build,
-// and the GPU's catalog specs. A linear least-squares model over the solo
-// features is the floor it is judged against (LinearBaseline).
+// the GPU's catalog specs, and, when the co-runner is a job the training
+// pairs measured, its profile (JobProfile: how much it slowed its partners).
+// A linear least-squares model over the solo features is the floor it is
+// judged against (LinearBaseline).
+//
+// Profiles are cross-fitted: a training row of family G sees profiles
+// computed without any pair involving G, exactly what a held-out family
+// sees at evaluation, so the trees learn how far to trust them and what to
+// do when the co-runner is new (same-family pairs have no profile).
 //
 // The serving simulator asks "how fast does training job T run next to
 // service S on this GPU": a ColoJob describes either side; an inference
@@ -21,9 +28,11 @@
 #define FRUGAL_SHARE_INTERFERENCE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frugal/base/status.h"
@@ -55,16 +64,36 @@ struct ColoSample {
   double norm_tput = 0;
 };
 
-// The features both learners use, in order (kFeatureNames). Missing values
-// are NaN. GPU figures are 0 when `gpu` is null.
-inline constexpr int kNumFeatures = 18;
+// What the training pairs say about a job as a co-runner on one GPU: the
+// mean normalised throughput of the jobs that ran next to it (pressure: low
+// = it slows others down), its own mean normalised throughput
+// (sensitivity), how far below their own mean its partners ran next to it
+// (excess), and the partners themselves, for a nearest-neighbour estimate.
+struct JobProfile {
+  struct Partner {
+    double log_solo_tput = 0;
+    double log_batch = 0;
+    double gpu_util = 0;  // NaN when not measured
+    double norm_tput = 0;  // the partner's, next to this job
+  };
+  double pressure = 0;
+  double sensitivity = 0;
+  double excess = 0;
+  int pairs = 0;
+  std::vector<Partner> partners;
+};
+
+// The features the trees use, in order (kFeatureNames). Missing values are
+// NaN. GPU figures are 0 when `gpu` is null; the profile features are NaN
+// when `other_profile` is null (a co-runner the training pairs never saw).
+inline constexpr int kNumFeatures = 23;
 extern const char* const kFeatureNames[kNumFeatures];
-std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
-                                const GpuSpec* gpu);
+std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const GpuSpec* gpu,
+                                const JobProfile* other_profile = nullptr);
 
 struct InterferenceOptions {
-  int trees = 200;
-  int max_depth = 4;
+  int trees = 100;
+  int max_depth = 2;
   double learning_rate = 0.05;
   uint64_t seed = 1;
 };
@@ -85,7 +114,10 @@ class InterferenceModel {
                                        const InterferenceOptions& options = {});
 
   // Normalised throughput of `self` next to `other` on `gpu`, clamped to
-  // [0, 1.2] (measured pairs slightly above 1 exist: Lucid's noise).
+  // [0, 1.2] (measured pairs slightly above 1 exist: Lucid's noise). The
+  // co-runner's profile is found by (gpu->name, other.model) among the
+  // training jobs (gpu null: the name ""); a job it never saw (an inference
+  // service, a new model) is predicted from its solo features alone.
   double PredictNormalizedTput(const ColoJob& self, const ColoJob& other,
                                const GpuSpec* gpu) const;
   double PredictNormalizedTput(const ColoJob& self, const ColoJob& other,
@@ -95,23 +127,29 @@ class InterferenceModel {
   // The same from a feature row (PairFeatures).
   double PredictFeatures(const std::vector<float>& row) const;
 
-  // A model file is JSON: format, source, options, the training feature
-  // rows and targets. Load refits on them, which the seeded single-threaded
-  // fit makes exact, so no xgboost binary blob has to be kept in the tree.
+  // A model file is JSON: format, source, options, the GPU figures used
+  // and the training samples. Load refits on them, which the seeded
+  // single-threaded fit makes exact, so no xgboost binary blob is kept.
   Status Save(const std::string& path) const;
   static Result<InterferenceModel> Load(const std::string& path);
 
   const std::string& source() const { return source_; }
-  size_t training_rows() const { return targets_.size(); }
+  size_t training_rows() const { return samples_.size(); }
+  // The profile of `model` on `gpu` ("" for data without a GPU), or null.
+  const JobProfile* FindProfile(const std::string& gpu, const std::string& model) const;
 
  private:
   struct Trees;
-  Status Refit();
+  static Result<InterferenceModel> FitResolved(std::vector<ColoSample> samples,
+                                               std::map<std::string, GpuSpec> gpus,
+                                               const std::string& source,
+                                               const InterferenceOptions& options);
 
   std::string source_;
   InterferenceOptions options_;
-  std::vector<float> rows_;  // training_rows() x kNumFeatures, row major
-  std::vector<float> targets_;
+  std::vector<ColoSample> samples_;
+  std::map<std::string, GpuSpec> gpus_;  // the training samples' GPUs, by name
+  std::map<std::pair<std::string, std::string>, JobProfile> profiles_;  // (gpu, model)
   std::unique_ptr<Trees> trees_;
 };
 

@@ -115,3 +115,39 @@ TEST(EvaluateHoldout, NeedsTwoGroups) {
 
 }  // namespace
 }  // namespace frugal::share
+
+namespace frugal::share {
+namespace {
+
+// The bundled model loads, refits exactly and answers for jobs it has seen
+// (a profile) and for a service it has not.
+TEST(BundledModel, LoadsAndPredicts) {
+  Result<InterferenceModel> m = InterferenceModel::Load("models/share/interference_gavel.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_GT(m->training_rows(), 1000u);
+  ASSERT_NE(m->FindProfile("v100", "ResNet-50 (batch size 64)"), nullptr);
+  GpuSpec v100;
+  v100.name = "v100";
+  v100.mem_gib = 16;
+  v100.mem_bw_gbps = 900;
+  v100.fp32_tflops = 15.7;
+  ColoJob train;
+  train.family = "ResNet-50";
+  train.model = "ResNet-50 (batch size 64)";
+  train.batch = 64;
+  train.solo_tput = 2.9;
+  ColoJob svc;
+  svc.model = "bert-service";
+  svc.batch = 8;
+  svc.solo_tput = 40;
+  svc.gpu_util = 35;
+  const double a = m->PredictNormalizedTput(train, svc, v100);
+  const double b = m->PredictNormalizedTput(svc, train, v100);
+  EXPECT_GT(a, 0.05);
+  EXPECT_LE(a, 1.2);
+  EXPECT_GT(b, 0.05);
+  EXPECT_LE(b, 1.2);
+}
+
+}  // namespace
+}  // namespace frugal::share
