@@ -1,5 +1,5 @@
 // libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
-// catalog JSON, topology JSON, cache traces (the first byte picks csv,
+// catalog JSON, topology JSON, Gavel / Lucid co-location data, cache traces (the first byte picks csv,
 // frugal binary or oracleGeneral), Ceer timing CSVs. Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
@@ -17,6 +17,7 @@
 #include "frugal/perf/dataset.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
+#include "frugal/share/colocation_data.h"
 
 namespace {
 
@@ -61,6 +62,23 @@ void FuzzTopology(std::string_view data) {
   (void)p.Finalize();
 }
 
+// Co-location data: the first byte picks Gavel's JSON or Lucid's two CSVs
+// (split at the first NUL: colocate_info, then single_data).
+void FuzzColocation(std::string_view data) {
+  if (data.empty()) return;
+  const std::string rest(data.substr(1));
+  if (data[0] & 1) {
+    auto d = frugal::share::ParseGavel(rest, "fuzz.json");
+    (void)d;
+    return;
+  }
+  const size_t nul = rest.find('\0');
+  const std::string colo = rest.substr(0, nul);
+  const std::string single = nul == std::string::npos ? "" : rest.substr(nul + 1);
+  auto d = frugal::share::ParseLucid(colo, single, "colocate_info.csv", "single_data.csv");
+  (void)d;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
@@ -73,6 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     FuzzTopology(data);
   } else if (reader == "trace") {
     FuzzTrace(data);
+  } else if (reader == "colocation") {
+    FuzzColocation(data);
   } else if (reader == "timing") {
     auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
     (void)d;
