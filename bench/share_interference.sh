@@ -37,6 +37,7 @@ def rows(name):
         "ours_mae": round(r["mae"], 4), "ours_within_0_1": round(r["within_0_1"], 4),
         "floor_mae_measured": round(r["floor_mae"], 4),
         "floor_within_0_1": round(r["floor_within_0_1"], 4),
+        "job_mean_mae": round(r["job_mean_mae"], 4),
         "floor_published": r["published_floor"], "target_mae": round(r["target_mae"], 4),
         "ratio": round(r["ratio_to_floor"], 3), "met": r["met"],
     } for r in j["results"]]
@@ -58,5 +59,5 @@ for label, v in out["results"].items():
     for r in v.get("per_gpu", []):
         print(f'{label:16} {r["gpu"]:6} ours {r["ours_mae"]:.3f} ({100*r["ours_within_0_1"]:.1f}% <= 0.1)  '
               f'floor {r["floor_mae_measured"]:.3f} published {r["floor_published"]}  ratio {r["ratio"]:.2f}  '
-              f'excluded {r["excluded_equal_solo"]}')
+              f'excluded {r["excluded_equal_solo"]}  job-mean {r["job_mean_mae"]:.3f}')
 PY

@@ -161,6 +161,7 @@ int RunEval(const InterferenceArgs& a) {
                     {"within_0_1", s.within_0_1},
                     {"floor_mae", s.floor_mae},
                     {"floor_within_0_1", s.floor_within_0_1},
+                    {"job_mean_mae", s.job_mean_mae},
                     {"published_floor", pub ? nlohmann::json(*pub) : nlohmann::json(nullptr)},
                     {"target_mae", 0.7 * floor},
                     {"ratio_to_floor", s.mae / floor},

@@ -460,8 +460,17 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
       }
     }
   }
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> job_sum;
+  for (const ColoSample& s : samples) {
+    auto& js = job_sum[{s.gpu, s.self.model}];
+    js.first += s.norm_tput;
+    js.second += 1;
+  }
   std::map<std::string, GroupScore> by_gpu;
   for (size_t i = 0; i < samples.size(); ++i) {
+    const auto& js = job_sum[{samples[i].gpu, samples[i].self.model}];
+    const double job_mean =
+        js.second > 1 ? (js.first - samples[i].norm_tput) / (js.second - 1) : samples[i].norm_tput;
     GroupScore& sc = by_gpu[samples[i].gpu];
     sc.gpu = samples[i].gpu;
     const double e = std::abs(ours[i] - samples[i].norm_tput);
@@ -471,6 +480,7 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
     sc.within_0_1 += e <= 0.1 ? 1 : 0;
     sc.floor_mae += ef;
     sc.floor_within_0_1 += ef <= 0.1 ? 1 : 0;
+    sc.job_mean_mae += std::abs(job_mean - samples[i].norm_tput);
   }
   EvalResult r;
   r.groups.assign(groups.begin(), groups.end());
@@ -479,6 +489,7 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
     sc.within_0_1 /= sc.samples;
     sc.floor_mae /= sc.samples;
     sc.floor_within_0_1 /= sc.samples;
+    sc.job_mean_mae /= sc.samples;
     r.per_gpu.push_back(sc);
   }
   return r;

@@ -187,6 +187,10 @@ struct GroupScore {
   double within_0_1 = 0;     // share of |error| <= 0.1
   double floor_mae = 0;      // LinearBaseline, same protocol
   double floor_within_0_1 = 0;
+  // Not a model: each pair predicted by the mean normalised throughput of
+  // the same job over its other pairs on this GPU (held-out pairs included).
+  // How far a job's own identity goes; what no solo feature supplies.
+  double job_mean_mae = 0;
 };
 
 struct EvalResult {
