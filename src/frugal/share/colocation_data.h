@@ -28,7 +28,7 @@
 namespace frugal::share {
 
 struct ColoDataset {
-  std::string source;              // the path(s) read
+  std::string source;  // the path(s) read
   std::vector<ColoSample> samples;
   // Skipped entries, by gpu (Gavel) or "" (Lucid).
   std::map<std::string, int> infeasible;  // [0, 0]: the pair did not run
@@ -45,7 +45,8 @@ const char* GavelCatalogGpu(const std::string& key);  // nullptr if unknown
 // malformed JSON, a key that is not ('Name', scale), a missing or
 // non-positive solo throughput, a pair value that is not two finite
 // non-negative numbers.
-Result<ColoDataset> ReadGavel(const std::string& path, const std::string& gpu = "");
+Result<ColoDataset> ReadGavel(const std::string& path,
+                              const std::string& gpu = "");
 Result<ColoDataset> ParseGavel(const std::string& text, const std::string& path,
                                const std::string& gpu = "");
 
@@ -53,7 +54,8 @@ Result<ColoDataset> ParseGavel(const std::string& text, const std::string& path,
 // Errors name the file and line: missing columns, numbers that do not parse
 // or are negative / not finite, a co-located job with no solo row.
 Result<ColoDataset> ReadLucid(const std::string& dir);
-Result<ColoDataset> ParseLucid(const std::string& colocate_csv, const std::string& single_csv,
+Result<ColoDataset> ParseLucid(const std::string& colocate_csv,
+                               const std::string& single_csv,
                                const std::string& colocate_path,
                                const std::string& single_path);
 

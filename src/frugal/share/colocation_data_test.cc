@@ -19,7 +19,8 @@ TEST(ReadGavel, SkipsInfeasibleEqualSoloAndMultiGpuEntries) {
   EXPECT_EQ(d->equal_solo.at("v100"), 0);
   bool found = false;
   for (const ColoSample& s : d->samples) {
-    if (s.gpu == "k80" && s.self.model == "LM (batch size 5)" && s.other.family == "ResNet-18") {
+    if (s.gpu == "k80" && s.self.model == "LM (batch size 5)" &&
+        s.other.family == "ResNet-18") {
       EXPECT_DOUBLE_EQ(s.norm_tput, 0.6);
       EXPECT_EQ(s.self.family, "LM");
       EXPECT_DOUBLE_EQ(s.self.batch, 5);
@@ -41,25 +42,35 @@ TEST(ReadGavel, SelectsOneGpu) {
 }
 
 TEST(ReadGavel, RejectsBadInputNamingTheEntry) {
-  EXPECT_NE(ReadGavel(kTiny, "a100").status().message().find("unknown Gavel GPU 'a100'"),
+  EXPECT_NE(ReadGavel(kTiny, "a100")
+                .status()
+                .message()
+                .find("unknown Gavel GPU 'a100'"),
             std::string::npos);
-  EXPECT_EQ(ReadGavel("testdata/share/none.json").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ReadGavel("testdata/share/none.json").status().code(),
+            StatusCode::kNotFound);
   auto msg = [](const std::string& text) {
     return ParseGavel(text, "x.json", "k80").status().message();
   };
   EXPECT_NE(msg("{").find("x.json: malformed JSON"), std::string::npos);
   EXPECT_NE(msg("[]").find("expected a JSON object"), std::string::npos);
-  EXPECT_NE(msg(R"j({"p100": {}})j").find("no \"k80\" entry"), std::string::npos);
-  EXPECT_NE(msg(R"j({"k80": {"bad key": {"null": 1}}})j").find("is not ('Name', scale)"),
+  EXPECT_NE(msg(R"j({"p100": {}})j").find("no \"k80\" entry"),
             std::string::npos);
-  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": -1}}})j").find("not a finite number >= 0"),
+  EXPECT_NE(msg(R"j({"k80": {"bad key": {"null": 1}}})j")
+                .find("is not ('Name', scale)"),
             std::string::npos);
-  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"('A', 1)": [1, 1]}}})j").find("no solo"),
+  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": -1}}})j")
+                .find("not a finite number >= 0"),
             std::string::npos);
-  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('A', 1)": [1, -1]}}})j")
-                .find("('A', 1) next to ('A', 1): expected two finite throughputs"),
-            std::string::npos);
-  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('A', 1)": "x"}}})j").find("expected two"),
+  EXPECT_NE(
+      msg(R"j({"k80": {"('A', 1)": {"('A', 1)": [1, 1]}}})j").find("no solo"),
+      std::string::npos);
+  EXPECT_NE(
+      msg(R"j({"k80": {"('A', 1)": {"null": 2, "('A', 1)": [1, -1]}}})j")
+          .find("('A', 1) next to ('A', 1): expected two finite throughputs"),
+      std::string::npos);
+  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('A', 1)": "x"}}})j")
+                .find("expected two"),
             std::string::npos);
   EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('B', 1)": [1, 1]}}})j")
                 .find("no solo throughput for it"),
@@ -84,7 +95,8 @@ TEST(ReadLucid, RejectsBadInputNamingFileAndLine) {
   const std::string single =
       "model,dataset,batchsize,amp,speed,gpu_util,gmem\nA,D,32,0,10,50,1024\n";
   const std::string colo_head =
-      "model1,dataset1,batchsize1,amp1,speed1,model2,dataset2,batchsize2,amp2,speed2\n";
+      "model1,dataset1,batchsize1,amp1,speed1,model2,dataset2,batchsize2,amp2,"
+      "speed2\n";
   auto msg = [&](const std::string& c, const std::string& s) {
     return ParseLucid(c, s, "c.csv", "s.csv").status().message();
   };
@@ -95,21 +107,26 @@ TEST(ReadLucid, RejectsBadInputNamingFileAndLine) {
   EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,A,D,32,0,-0.5\n", single)
                 .find("c.csv: line 2: speed2 -0.5 is negative"),
             std::string::npos);
-  EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,B,D,32,0,0.5\n", single).find("has no row in s.csv"),
+  EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,B,D,32,0,0.5\n", single)
+                .find("has no row in s.csv"),
             std::string::npos);
   EXPECT_NE(msg(colo_head + "A,D,32\n", single).find("c.csv: line 2: 3 fields"),
             std::string::npos);
-  EXPECT_NE(msg("model1\nA\n", single).find("c.csv: no column 'dataset1'"), std::string::npos);
-  EXPECT_NE(msg(colo_head, "model,dataset,batchsize,amp,speed,gpu_util,gmem\nA,D,32,0,0,50,1\n")
-                .find("s.csv: line 2: batchsize and speed must be > 0"),
+  EXPECT_NE(msg("model1\nA\n", single).find("c.csv: no column 'dataset1'"),
             std::string::npos);
+  EXPECT_NE(
+      msg(colo_head,
+          "model,dataset,batchsize,amp,speed,gpu_util,gmem\nA,D,32,0,0,50,1\n")
+          .find("s.csv: line 2: batchsize and speed must be > 0"),
+      std::string::npos);
   EXPECT_NE(msg("", single).find("c.csv: empty file"), std::string::npos);
-  EXPECT_EQ(ReadLucid("testdata/share/none").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ReadLucid("testdata/share/none").status().code(),
+            StatusCode::kNotFound);
 }
 
-// The real data sets, when ../shared holds them (Lucid's license keeps it out of
-// the project). Counts are the data's, not tuned constants: Gavel's v100 has 25
-// ordered entries at exactly solo speed for both jobs.
+// The real data sets, when ../shared holds them (Lucid's license keeps it out
+// of the project). Counts are the data's, not tuned constants: Gavel's v100 has
+// 25 ordered entries at exactly solo speed for both jobs.
 TEST(SharedData, GavelAndLucidReadCompletely) {
   const std::string gavel = DefaultGavelPath();
   if (!std::filesystem::exists(gavel)) GTEST_SKIP() << gavel << " is absent";

@@ -16,12 +16,18 @@
 namespace frugal::share {
 
 const char* const kFeatureNames[kNumFeatures] = {
-    "log_solo_tput_self", "log_solo_tput_other", "log_batch_self",   "log_batch_other",
-    "gpu_util_self",      "gpu_util_other",      "mem_gib_self",     "mem_gib_other",
-    "compute_share_self", "compute_share_other", "amp_self",         "amp_other",
-    "gpu_fp32_tflops",    "gpu_mem_bw_gbps",     "gpu_mem_gib",      "log_solo_tput_ratio",
-    "gpu_util_sum",       "mem_gib_sum",         "other_pressure",   "other_sensitivity",
-    "other_excess",       "other_nearest",       "util_fair_share",
+    "log_solo_tput_self", "log_solo_tput_other",
+    "log_batch_self",     "log_batch_other",
+    "gpu_util_self",      "gpu_util_other",
+    "mem_gib_self",       "mem_gib_other",
+    "compute_share_self", "compute_share_other",
+    "amp_self",           "amp_other",
+    "gpu_fp32_tflops",    "gpu_mem_bw_gbps",
+    "gpu_mem_gib",        "log_solo_tput_ratio",
+    "gpu_util_sum",       "mem_gib_sum",
+    "other_pressure",     "other_sensitivity",
+    "other_excess",       "other_nearest",
+    "util_fair_share",
 };
 
 namespace {
@@ -33,7 +39,9 @@ constexpr char kFormat[] = "frugal-interference-v1";
 // Partners averaged for the nearest-neighbour feature.
 constexpr int kNearest = 3;
 
-float Opt(const std::optional<double>& v) { return v ? static_cast<float>(*v) : kNan; }
+float Opt(const std::optional<double>& v) {
+  return v ? static_cast<float>(*v) : kNan;
+}
 
 float Log(double v) { return v > 0 ? static_cast<float>(std::log(v)) : kNan; }
 
@@ -47,15 +55,19 @@ std::vector<float> ToLearner(std::vector<float> row) {
 Status CheckJob(const ColoJob& j, size_t i) {
   if (!(j.solo_tput > 0) || !std::isfinite(j.solo_tput)) {
     return InvalidArgument(
-        fmt::format("sample {} ({}): solo throughput {} is not positive", i, j.model, j.solo_tput));
+        fmt::format("sample {} ({}): solo throughput {} is not positive", i,
+                    j.model, j.solo_tput));
   }
   if (!(j.batch > 0) || !std::isfinite(j.batch)) {
-    return InvalidArgument(fmt::format("sample {} ({}): batch {} is not positive", i, j.model, j.batch));
+    return InvalidArgument(fmt::format(
+        "sample {} ({}): batch {} is not positive", i, j.model, j.batch));
   }
-  for (const auto& [v, name] : {std::pair{j.gpu_util, "gpu_util"}, std::pair{j.mem_gib, "mem_gib"},
-                                std::pair{j.compute_share, "compute_share"}}) {
+  for (const auto& [v, name] :
+       {std::pair{j.gpu_util, "gpu_util"}, std::pair{j.mem_gib, "mem_gib"},
+        std::pair{j.compute_share, "compute_share"}}) {
     if (v && (!std::isfinite(*v) || *v < 0)) {
-      return InvalidArgument(fmt::format("sample {} ({}): {} {} is not >= 0", i, j.model, name, *v));
+      return InvalidArgument(fmt::format("sample {} ({}): {} {} is not >= 0", i,
+                                         j.model, name, *v));
     }
   }
   return Status::Ok();
@@ -65,8 +77,9 @@ Status CheckSample(const ColoSample& s, size_t i) {
   FRUGAL_RETURN_IF_ERROR(CheckJob(s.self, i));
   FRUGAL_RETURN_IF_ERROR(CheckJob(s.other, i));
   if (!(s.norm_tput >= 0) || !std::isfinite(s.norm_tput)) {
-    return InvalidArgument(fmt::format("sample {} ({}): normalised throughput {} is not >= 0",
-                                       i, s.self.model, s.norm_tput));
+    return InvalidArgument(
+        fmt::format("sample {} ({}): normalised throughput {} is not >= 0", i,
+                    s.self.model, s.norm_tput));
   }
   return Status::Ok();
 }
@@ -75,23 +88,27 @@ using ProfileMap = std::map<std::pair<std::string, std::string>, JobProfile>;
 
 // Profiles of every job in `samples`, skipping pairs that involve family
 // `skip` (empty: none).
-ProfileMap BuildProfiles(const std::vector<ColoSample>& samples, const std::string& skip) {
+ProfileMap BuildProfiles(const std::vector<ColoSample>& samples,
+                         const std::string& skip) {
   ProfileMap m;
   std::map<std::pair<std::string, std::string>, std::pair<double, int>> own;
   for (const ColoSample& s : samples) {
-    if (!skip.empty() && (s.self.family == skip || s.other.family == skip)) continue;
+    if (!skip.empty() && (s.self.family == skip || s.other.family == skip))
+      continue;
     JobProfile& o = m[{s.gpu, s.other.model}];
     o.pressure += s.norm_tput;  // the partner's speed next to `other`
     o.pairs += 1;
     o.partners.push_back({std::log(s.self.solo_tput), std::log(s.self.batch),
-                          s.self.gpu_util ? *s.self.gpu_util : std::nan(""), s.norm_tput});
+                          s.self.gpu_util ? *s.self.gpu_util : std::nan(""),
+                          s.norm_tput});
     auto& mine = own[{s.gpu, s.self.model}];
     mine.first += s.norm_tput;
     mine.second += 1;
   }
   auto sensitivity = [&](const std::string& gpu, const std::string& model) {
     const auto it = own.find({gpu, model});
-    return it == own.end() ? std::nan("") : it->second.first / it->second.second;
+    return it == own.end() ? std::nan("")
+                           : it->second.first / it->second.second;
   };
   for (auto& [key, p] : m) {
     p.pressure /= p.pairs;
@@ -99,15 +116,18 @@ ProfileMap BuildProfiles(const std::vector<ColoSample>& samples, const std::stri
   }
   // Excess needs every partner's sensitivity, so a second pass.
   for (const ColoSample& s : samples) {
-    if (!skip.empty() && (s.self.family == skip || s.other.family == skip)) continue;
+    if (!skip.empty() && (s.self.family == skip || s.other.family == skip))
+      continue;
     const double own_mean = sensitivity(s.gpu, s.self.model);
-    if (std::isfinite(own_mean)) m[{s.gpu, s.other.model}].excess += s.norm_tput - own_mean;
+    if (std::isfinite(own_mean))
+      m[{s.gpu, s.other.model}].excess += s.norm_tput - own_mean;
   }
   for (auto& [key, p] : m) p.excess /= p.pairs;
   return m;
 }
 
-const JobProfile* Find(const ProfileMap& m, const std::string& gpu, const std::string& model) {
+const JobProfile* Find(const ProfileMap& m, const std::string& gpu,
+                       const std::string& model) {
   const auto it = m.find({gpu, model});
   return it == m.end() ? nullptr : &it->second;
 }
@@ -120,8 +140,10 @@ float Nearest(const ColoJob& self, const JobProfile& p) {
   std::vector<std::pair<double, double>> d;  // distance, norm_tput
   d.reserve(p.partners.size());
   for (const JobProfile::Partner& q : p.partners) {
-    double dist = std::abs(q.log_solo_tput - ls) + 0.5 * std::abs(q.log_batch - lb);
-    if (self.gpu_util && std::isfinite(q.gpu_util)) dist += std::abs(*self.gpu_util - q.gpu_util) / 25;
+    double dist =
+        std::abs(q.log_solo_tput - ls) + 0.5 * std::abs(q.log_batch - lb);
+    if (self.gpu_util && std::isfinite(q.gpu_util))
+      dist += std::abs(*self.gpu_util - q.gpu_util) / 25;
     d.push_back({dist, q.norm_tput});
   }
   const size_t k = std::min<size_t>(kNearest, d.size());
@@ -133,7 +155,8 @@ float Nearest(const ColoJob& self, const JobProfile& p) {
 
 }  // namespace
 
-std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const GpuSpec* gpu,
+std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
+                                const GpuSpec* gpu,
                                 const JobProfile* other_profile) {
   std::vector<float> f(kNumFeatures, kNan);
   f[0] = Log(self.solo_tput);
@@ -148,7 +171,8 @@ std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const
   f[9] = Opt(other.compute_share);
   f[10] = self.amp ? 1.0f : 0.0f;
   f[11] = other.amp ? 1.0f : 0.0f;
-  f[12] = gpu && gpu->fp32_tflops ? static_cast<float>(*gpu->fp32_tflops) : 0.0f;
+  f[12] =
+      gpu && gpu->fp32_tflops ? static_cast<float>(*gpu->fp32_tflops) : 0.0f;
   f[13] = gpu ? static_cast<float>(gpu->mem_bw_gbps) : 0.0f;
   f[14] = gpu ? static_cast<float>(gpu->mem_gib) : 0.0f;
   f[15] = f[0] - f[1];
@@ -167,18 +191,20 @@ std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const
 
 struct InterferenceModel::Trees {
   explicit Trees(const InterferenceOptions& o)
-      : gbdt(cache::GbdtOptions{o.trees, o.max_depth, o.learning_rate, o.seed}) {}
+      : gbdt(cache::GbdtOptions{o.trees, o.max_depth, o.learning_rate,
+                                o.seed}) {}
   cache::GbdtRegressor gbdt;
 };
 
 InterferenceModel::InterferenceModel() = default;
 InterferenceModel::~InterferenceModel() = default;
 InterferenceModel::InterferenceModel(InterferenceModel&&) noexcept = default;
-InterferenceModel& InterferenceModel::operator=(InterferenceModel&&) noexcept = default;
+InterferenceModel& InterferenceModel::operator=(InterferenceModel&&) noexcept =
+    default;
 
-Result<InterferenceModel> InterferenceModel::Fit(const std::vector<ColoSample>& samples,
-                                                 const Catalog* gpus, const std::string& source,
-                                                 const InterferenceOptions& options) {
+Result<InterferenceModel> InterferenceModel::Fit(
+    const std::vector<ColoSample>& samples, const Catalog* gpus,
+    const std::string& source, const InterferenceOptions& options) {
   std::map<std::string, GpuSpec> specs;
   for (const ColoSample& s : samples) {
     if (gpus == nullptr || s.gpu.empty() || specs.count(s.gpu) > 0) continue;
@@ -187,13 +213,14 @@ Result<InterferenceModel> InterferenceModel::Fit(const std::vector<ColoSample>& 
   return FitResolved(samples, std::move(specs), source, options);
 }
 
-Result<InterferenceModel> InterferenceModel::FitResolved(std::vector<ColoSample> samples,
-                                                         std::map<std::string, GpuSpec> gpus,
-                                                         const std::string& source,
-                                                         const InterferenceOptions& options) {
-  if (samples.empty()) return InvalidArgument("interference model: no training samples");
+Result<InterferenceModel> InterferenceModel::FitResolved(
+    std::vector<ColoSample> samples, std::map<std::string, GpuSpec> gpus,
+    const std::string& source, const InterferenceOptions& options) {
+  if (samples.empty())
+    return InvalidArgument("interference model: no training samples");
   if (options.trees < 1 || options.trees > 5000 || options.max_depth < 1 ||
-      options.max_depth > 16 || !(options.learning_rate > 0) || options.learning_rate > 1) {
+      options.max_depth > 16 || !(options.learning_rate > 0) ||
+      options.learning_rate > 1) {
     return InvalidArgument("interference model: options out of range");
   }
   std::map<std::string, ProfileMap> cross;  // by the family left out
@@ -211,8 +238,8 @@ Result<InterferenceModel> InterferenceModel::FitResolved(std::vector<ColoSample>
   for (const ColoSample& s : samples) {
     const auto g = gpus.find(s.gpu);
     const JobProfile* p = Find(cross[s.self.family], s.gpu, s.other.model);
-    const std::vector<float> row =
-        ToLearner(PairFeatures(s.self, s.other, g == gpus.end() ? nullptr : &g->second, p));
+    const std::vector<float> row = ToLearner(PairFeatures(
+        s.self, s.other, g == gpus.end() ? nullptr : &g->second, p));
     rows.insert(rows.end(), row.begin(), row.end());
     targets.push_back(static_cast<float>(s.norm_tput));
   }
@@ -230,22 +257,26 @@ double InterferenceModel::PredictFeatures(const std::vector<float>& row) const {
   return std::clamp(p, 0.0, 1.2);
 }
 
-const JobProfile* InterferenceModel::FindProfile(const std::string& gpu,
-                                                const std::string& model) const {
+const JobProfile* InterferenceModel::FindProfile(
+    const std::string& gpu, const std::string& model) const {
   return Find(profiles_, gpu, model);
 }
 
-double InterferenceModel::PredictNormalizedTput(const ColoJob& self, const ColoJob& other,
+double InterferenceModel::PredictNormalizedTput(const ColoJob& self,
+                                                const ColoJob& other,
                                                 const GpuSpec* gpu) const {
-  return PredictFeatures(
-      PairFeatures(self, other, gpu, FindProfile(gpu ? gpu->name : "", other.model)));
+  return PredictFeatures(PairFeatures(
+      self, other, gpu, FindProfile(gpu ? gpu->name : "", other.model)));
 }
 
 namespace {
 
 nlohmann::json JobJson(const ColoJob& j) {
-  nlohmann::json o = {{"family", j.family}, {"model", j.model},       {"batch", j.batch},
-                      {"solo_tput", j.solo_tput}, {"amp", j.amp}};
+  nlohmann::json o = {{"family", j.family},
+                      {"model", j.model},
+                      {"batch", j.batch},
+                      {"solo_tput", j.solo_tput},
+                      {"amp", j.amp}};
   if (j.gpu_util) o["gpu_util"] = *j.gpu_util;
   if (j.mem_gib) o["mem_gib"] = *j.mem_gib;
   if (j.compute_share) o["compute_share"] = *j.compute_share;
@@ -261,7 +292,8 @@ ColoJob JobFromJson(const nlohmann::json& o) {  // throws nlohmann exceptions
   j.amp = o.at("amp").get<bool>();
   if (o.contains("gpu_util")) j.gpu_util = o["gpu_util"].get<double>();
   if (o.contains("mem_gib")) j.mem_gib = o["mem_gib"].get<double>();
-  if (o.contains("compute_share")) j.compute_share = o["compute_share"].get<double>();
+  if (o.contains("compute_share"))
+    j.compute_share = o["compute_share"].get<double>();
   return j;
 }
 
@@ -315,7 +347,8 @@ Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
     return InvalidArgument(fmt::format("{}: {}", path, what));
   };
   if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
-    return bad(fmt::format("not an interference model (\"format\" must be \"{}\")", kFormat));
+    return bad(fmt::format(
+        "not an interference model (\"format\" must be \"{}\")", kFormat));
   }
   std::string source;
   InterferenceOptions options;
@@ -334,9 +367,10 @@ Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
       spec.name = name;
       spec.mem_gib = g.at("mem_gib").get<double>();
       spec.mem_bw_gbps = g.at("mem_bw_gbps").get<double>();
-      if (g.contains("fp32_tflops")) spec.fp32_tflops = g["fp32_tflops"].get<double>();
-      if (!(spec.mem_gib > 0) || !(spec.mem_bw_gbps > 0) || !std::isfinite(spec.mem_gib) ||
-          !std::isfinite(spec.mem_bw_gbps)) {
+      if (g.contains("fp32_tflops"))
+        spec.fp32_tflops = g["fp32_tflops"].get<double>();
+      if (!(spec.mem_gib > 0) || !(spec.mem_bw_gbps > 0) ||
+          !std::isfinite(spec.mem_gib) || !std::isfinite(spec.mem_bw_gbps)) {
         return bad(fmt::format("gpu {}: figures must be positive", name));
       }
       gpus[name] = spec;
@@ -349,9 +383,12 @@ Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
     if (!rows.is_array()) return bad("\"samples\" must be an array");
     for (i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
-      if (!r.is_array() || r.size() != 4) return bad(fmt::format("sample {}: expected [gpu, self, other, norm_tput]", i));
+      if (!r.is_array() || r.size() != 4)
+        return bad(fmt::format(
+            "sample {}: expected [gpu, self, other, norm_tput]", i));
       const size_t a = r[1].get<size_t>(), b = r[2].get<size_t>();
-      if (a >= jobs.size() || b >= jobs.size()) return bad(fmt::format("sample {}: no such job", i));
+      if (a >= jobs.size() || b >= jobs.size())
+        return bad(fmt::format("sample {}: no such job", i));
       ColoSample s;
       s.gpu = r[0].get<std::string>();
       s.self = jobs[a];
@@ -362,13 +399,16 @@ Result<InterferenceModel> InterferenceModel::Load(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     return bad(fmt::format("sample {}: bad field: {}", i, e.what()));
   }
-  Result<InterferenceModel> m = FitResolved(std::move(samples), std::move(gpus), source, options);
+  Result<InterferenceModel> m =
+      FitResolved(std::move(samples), std::move(gpus), source, options);
   if (!m.ok()) return bad(m.status().message());
   return m;
 }
 
-Result<LinearBaseline> LinearBaseline::Fit(const std::vector<ColoSample>& samples) {
-  if (samples.empty()) return InvalidArgument("linear baseline: no training samples");
+Result<LinearBaseline> LinearBaseline::Fit(
+    const std::vector<ColoSample>& samples) {
+  if (samples.empty())
+    return InvalidArgument("linear baseline: no training samples");
   std::vector<std::vector<float>> f;
   f.reserve(samples.size());
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -408,9 +448,12 @@ double LinearBaseline::Predict(const ColoSample& s) const {
   return std::clamp(p, 0.0, 1.2);
 }
 
-const char* HoldoutName(Holdout h) { return h == Holdout::kFamily ? "family" : "model"; }
+const char* HoldoutName(Holdout h) {
+  return h == Holdout::kFamily ? "family" : "model";
+}
 
-Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const Catalog* gpus,
+Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
+                                   const Catalog* gpus,
                                    const EvalOptions& options) {
   auto group = [&](const ColoJob& j) {
     return options.holdout == Holdout::kFamily ? j.family : j.model;
@@ -418,9 +461,10 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
   std::set<std::string> groups;
   for (const ColoSample& s : samples) groups.insert(group(s.self));
   if (groups.size() < 2) {
-    return InvalidArgument(fmt::format("holdout by {} needs at least two {}s, got {}",
-                                       HoldoutName(options.holdout),
-                                       HoldoutName(options.holdout), groups.size()));
+    return InvalidArgument(
+        fmt::format("holdout by {} needs at least two {}s, got {}",
+                    HoldoutName(options.holdout), HoldoutName(options.holdout),
+                    groups.size()));
   }
   std::vector<double> ours(samples.size(), 0), floor(samples.size(), 0);
   for (const std::string& g : groups) {
@@ -445,17 +489,20 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
         if (s.gpu == gpu) ftrain.push_back(s);
       }
       if (gtrain.empty() || ftrain.empty()) {
-        return InvalidArgument(fmt::format("holdout {}: no training samples left on '{}'", g, gpu));
+        return InvalidArgument(fmt::format(
+            "holdout {}: no training samples left on '{}'", g, gpu));
       }
-      FRUGAL_ASSIGN_OR_RETURN(InterferenceModel m,
-                              InterferenceModel::Fit(gtrain, gpus, "holdout", options.trees));
+      FRUGAL_ASSIGN_OR_RETURN(
+          InterferenceModel m,
+          InterferenceModel::Fit(gtrain, gpus, "holdout", options.trees));
       FRUGAL_ASSIGN_OR_RETURN(LinearBaseline lin, LinearBaseline::Fit(ftrain));
-      const GpuSpec* spec = gpus == nullptr || gpu.empty() ? nullptr : gpus->FindGpu(gpu);
+      const GpuSpec* spec =
+          gpus == nullptr || gpu.empty() ? nullptr : gpus->FindGpu(gpu);
       for (size_t i : test) {
         if (samples[i].gpu != gpu) continue;
         const ColoSample& s = samples[i];
-        ours[i] = m.PredictFeatures(
-            PairFeatures(s.self, s.other, spec, m.FindProfile(s.gpu, s.other.model)));
+        ours[i] = m.PredictFeatures(PairFeatures(
+            s.self, s.other, spec, m.FindProfile(s.gpu, s.other.model)));
         floor[i] = lin.Predict(samples[i]);
       }
     }
@@ -470,7 +517,8 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples, const
   for (size_t i = 0; i < samples.size(); ++i) {
     const auto& js = job_sum[{samples[i].gpu, samples[i].self.model}];
     const double job_mean =
-        js.second > 1 ? (js.first - samples[i].norm_tput) / (js.second - 1) : samples[i].norm_tput;
+        js.second > 1 ? (js.first - samples[i].norm_tput) / (js.second - 1)
+                      : samples[i].norm_tput;
     GroupScore& sc = by_gpu[samples[i].gpu];
     sc.gpu = samples[i].gpu;
     const double e = std::abs(ours[i] - samples[i].norm_tput);

@@ -49,10 +49,11 @@ struct ColoJob {
   // second; one unit per data set, the model uses ratios and logs of it).
   // REQUIRES: > 0 and finite.
   double solo_tput = 0;
-  std::optional<double> gpu_util;       // SM utilisation alone, percent 0..100
-  std::optional<double> mem_gib;        // device memory alone, GiB
-  std::optional<double> compute_share;  // Ceer: compute-bound share of step time, 0..1
-  bool amp = false;                     // mixed precision
+  std::optional<double> gpu_util;  // SM utilisation alone, percent 0..100
+  std::optional<double> mem_gib;   // device memory alone, GiB
+  std::optional<double>
+      compute_share;  // Ceer: compute-bound share of step time, 0..1
+  bool amp = false;   // mixed precision
 };
 
 // A measured pair: `self` ran at norm_tput x its solo throughput next to
@@ -73,7 +74,7 @@ struct JobProfile {
   struct Partner {
     double log_solo_tput = 0;
     double log_batch = 0;
-    double gpu_util = 0;  // NaN when not measured
+    double gpu_util = 0;   // NaN when not measured
     double norm_tput = 0;  // the partner's, next to this job
   };
   double pressure = 0;
@@ -88,7 +89,8 @@ struct JobProfile {
 // when `other_profile` is null (a co-runner the training pairs never saw).
 inline constexpr int kNumFeatures = 23;
 extern const char* const kFeatureNames[kNumFeatures];
-std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other, const GpuSpec* gpu,
+std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
+                                const GpuSpec* gpu,
                                 const JobProfile* other_profile = nullptr);
 
 struct InterferenceOptions {
@@ -110,7 +112,8 @@ class InterferenceModel {
   // recorded in the saved file. InvalidArgument for no samples or a sample
   // whose target or solo throughput is not finite and positive.
   static Result<InterferenceModel> Fit(const std::vector<ColoSample>& samples,
-                                       const Catalog* gpus, const std::string& source,
+                                       const Catalog* gpus,
+                                       const std::string& source,
                                        const InterferenceOptions& options = {});
 
   // Normalised throughput of `self` next to `other` on `gpu`, clamped to
@@ -136,20 +139,21 @@ class InterferenceModel {
   const std::string& source() const { return source_; }
   size_t training_rows() const { return samples_.size(); }
   // The profile of `model` on `gpu` ("" for data without a GPU), or null.
-  const JobProfile* FindProfile(const std::string& gpu, const std::string& model) const;
+  const JobProfile* FindProfile(const std::string& gpu,
+                                const std::string& model) const;
 
  private:
   struct Trees;
-  static Result<InterferenceModel> FitResolved(std::vector<ColoSample> samples,
-                                               std::map<std::string, GpuSpec> gpus,
-                                               const std::string& source,
-                                               const InterferenceOptions& options);
+  static Result<InterferenceModel> FitResolved(
+      std::vector<ColoSample> samples, std::map<std::string, GpuSpec> gpus,
+      const std::string& source, const InterferenceOptions& options);
 
   std::string source_;
   InterferenceOptions options_;
   std::vector<ColoSample> samples_;
   std::map<std::string, GpuSpec> gpus_;  // the training samples' GPUs, by name
-  std::map<std::pair<std::string, std::string>, JobProfile> profiles_;  // (gpu, model)
+  std::map<std::pair<std::string, std::string>, JobProfile>
+      profiles_;  // (gpu, model)
   std::unique_ptr<Trees> trees_;
 };
 
@@ -183,9 +187,9 @@ struct EvalOptions {
 struct GroupScore {
   std::string gpu;  // the rows' gpu ("" for Lucid)
   int samples = 0;
-  double mae = 0;            // ours
-  double within_0_1 = 0;     // share of |error| <= 0.1
-  double floor_mae = 0;      // LinearBaseline, same protocol
+  double mae = 0;         // ours
+  double within_0_1 = 0;  // share of |error| <= 0.1
+  double floor_mae = 0;   // LinearBaseline, same protocol
   double floor_within_0_1 = 0;
   // Not a model: each pair predicted by the mean normalised throughput of
   // the same job over its other pairs on this GPU (held-out pairs included).
@@ -201,7 +205,8 @@ struct EvalResult {
 // Evaluates on `samples`, reporting per distinct gpu. REQUIRES: at least two
 // groups, else InvalidArgument.
 Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
-                                   const Catalog* gpus, const EvalOptions& options);
+                                   const Catalog* gpus,
+                                   const EvalOptions& options);
 
 }  // namespace frugal::share
 

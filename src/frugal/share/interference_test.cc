@@ -68,14 +68,16 @@ TEST(InterferenceModel, FitIsDeterministicAndSaveLoadRoundTrips) {
   for (size_t i = 0; i < w.size(); i += 37) {
     const double pa = a->PredictNormalizedTput(w[i].self, w[i].other, nullptr);
     EXPECT_EQ(pa, b->PredictNormalizedTput(w[i].self, w[i].other, nullptr));
-    EXPECT_NEAR(pa, c->PredictNormalizedTput(w[i].self, w[i].other, nullptr), 1e-6);
+    EXPECT_NEAR(pa, c->PredictNormalizedTput(w[i].self, w[i].other, nullptr),
+                1e-6);
     EXPECT_GE(pa, 0);
     EXPECT_LE(pa, 1.2);
   }
 }
 
 TEST(InterferenceModel, MissingFeaturesStillPredict) {
-  Result<InterferenceModel> m = InterferenceModel::Fit(World(), nullptr, "test");
+  Result<InterferenceModel> m =
+      InterferenceModel::Fit(World(), nullptr, "test");
   ASSERT_TRUE(m.ok());
   ColoJob svc;
   svc.model = "service";
@@ -89,18 +91,26 @@ TEST(InterferenceModel, MissingFeaturesStillPredict) {
 TEST(InterferenceModel, RejectsBadSamplesAndFiles) {
   std::vector<ColoSample> w = World();
   w[3].norm_tput = std::nan("");
-  EXPECT_NE(InterferenceModel::Fit(w, nullptr, "t").status().message().find("sample 3"),
+  EXPECT_NE(InterferenceModel::Fit(w, nullptr, "t")
+                .status()
+                .message()
+                .find("sample 3"),
             std::string::npos);
   w[3].norm_tput = 0.5;
   w[4].other.solo_tput = -1;
-  EXPECT_NE(InterferenceModel::Fit(w, nullptr, "t").status().message().find("not positive"),
+  EXPECT_NE(InterferenceModel::Fit(w, nullptr, "t")
+                .status()
+                .message()
+                .find("not positive"),
             std::string::npos);
   EXPECT_FALSE(InterferenceModel::Fit({}, nullptr, "t").ok());
   EXPECT_FALSE(LinearBaseline::Fit({}).ok());
   EXPECT_EQ(InterferenceModel::Load("testdata/share/none.json").status().code(),
             StatusCode::kNotFound);
-  EXPECT_NE(InterferenceModel::Load("testdata/share/gavel_tiny.json").status().message().find(
-                "not an interference model"),
+  EXPECT_NE(InterferenceModel::Load("testdata/share/gavel_tiny.json")
+                .status()
+                .message()
+                .find("not an interference model"),
             std::string::npos);
 }
 
@@ -122,7 +132,8 @@ namespace {
 // The bundled model loads, refits exactly and answers for jobs it has seen
 // (a profile) and for a service it has not.
 TEST(BundledModel, LoadsAndPredicts) {
-  Result<InterferenceModel> m = InterferenceModel::Load("models/share/interference_gavel.json");
+  Result<InterferenceModel> m =
+      InterferenceModel::Load("models/share/interference_gavel.json");
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_GT(m->training_rows(), 1000u);
   ASSERT_NE(m->FindProfile("v100", "ResNet-50 (batch size 64)"), nullptr);
