@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,43 @@ TEST(BundledModel, LoadsAndPredicts) {
   EXPECT_LE(a, 1.2);
   EXPECT_GT(b, 0.05);
   EXPECT_LE(b, 1.2);
+}
+
+}  // namespace
+}  // namespace frugal::share
+
+namespace frugal::share {
+namespace {
+
+TEST(InterferenceModel, LoadRejectsCorruptFilesNamingThem) {
+  const std::string dir = testing::TempDir();
+  auto load = [&](const std::string& name, const std::string& text) {
+    const std::string path = dir + "/" + name;
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return InterferenceModel::Load(path).status().message();
+  };
+  const std::string head =
+      R"({"format": "frugal-interference-v1", "source": "t", "options": {"trees": 5,
+          "max_depth": 2, "learning_rate": 0.1, "seed": 1}, "gpus": {},
+          "jobs": [{"family": "a", "model": "a", "batch": 1, "solo_tput": 2, "amp": false}],
+          "samples": )";
+  EXPECT_NE(load("m1.json", head + "[[\"\", 0, 3, 0.5]]}")
+                .find("m1.json: sample 0: no such job"),
+            std::string::npos);
+  EXPECT_NE(
+      load("m2.json", head + "[[\"\", 0, 0, -0.5]]}").find("m2.json: sample 0"),
+      std::string::npos);
+  EXPECT_NE(
+      load("m3.json", head + "[[\"\", 0]]}").find("expected [gpu, self, other"),
+      std::string::npos);
+  EXPECT_NE(load("m4.json", head + "[]}").find("no training samples"),
+            std::string::npos);
+  EXPECT_NE(load("m5.json", head + "[[\"\", 0, 0, 0.5]]")
+                .find("m5.json: malformed JSON"),
+            std::string::npos);
+  EXPECT_EQ(load("m6.json", head + "[[\"\", 0, 0, 0.5]]}"), "");
 }
 
 }  // namespace
