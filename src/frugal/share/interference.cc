@@ -45,9 +45,15 @@ float Opt(const std::optional<double>& v) {
 
 float Log(double v) { return v > 0 ? static_cast<float>(std::log(v)) : kNan; }
 
+// The trees leave out each job's absolute log solo throughput and log batch
+// (features 0-3; the linear floor uses them): they name a job and its units
+// (steps/s of one model are not steps/s of another), which does not transfer
+// to a held-out family. Their ratio, feature 15, stays.
+constexpr int kTreeSkips = 4;
+
 std::vector<float> ToLearner(std::vector<float> row) {
-  for (float& v : row) {
-    if (!std::isfinite(v)) v = kMissing;
+  for (int k = 0; k < kNumFeatures; ++k) {
+    if (k < kTreeSkips || !std::isfinite(row[k])) row[k] = kMissing;
   }
   return row;
 }
