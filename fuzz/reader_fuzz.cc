@@ -1,7 +1,7 @@
 // libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
-// frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json and
-// cluster traces (node and pod lists). Readers that take a
+// frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json,
+// cluster traces (node and pod lists) and Gavel / Lucid co-location data. Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "frugal/perf/dataset.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
+#include "frugal/share/colocation_data.h"
 #include "frugal/share/jobs_json.h"
 #include "frugal/share/node_trace.h"
 #include "frugal/share/pod_trace.h"
@@ -65,6 +66,23 @@ void FuzzTopology(std::string_view data) {
   (void)p.Finalize();
 }
 
+// Co-location data: the first byte picks Gavel's JSON or Lucid's two CSVs
+// (split at the first NUL: colocate_info, then single_data).
+void FuzzColocation(std::string_view data) {
+  if (data.empty()) return;
+  const std::string rest(data.substr(1));
+  if (data[0] & 1) {
+    auto d = frugal::share::ParseGavel(rest, "fuzz.json");
+    (void)d;
+    return;
+  }
+  const size_t nul = rest.find('\0');
+  const std::string colo = rest.substr(0, nul);
+  const std::string single = nul == std::string::npos ? "" : rest.substr(nul + 1);
+  auto d = frugal::share::ParseLucid(colo, single, "colocate_info.csv", "single_data.csv");
+  (void)d;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
@@ -83,6 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } else if (reader == "share_pods") {
     frugal::share::GpuModelTable models;
     (void)frugal::share::ReadPodTrace(TempFile(data, "csv"), &models);
+  } else if (reader == "colocation") {
+    FuzzColocation(data);
   } else if (reader == "timing") {
     auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
     (void)d;

@@ -13,7 +13,8 @@ if ! command -v clang++ >/dev/null; then
   exit 0
 fi
 B=build-fuzz
-TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs share_nodes share_pods)
+TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs share_nodes share_pods
+  colocation)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
   if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -48,6 +49,9 @@ seed "$B/corpus/share_nodes" testdata/share/tiny_nodes.csv
 seed "$B/corpus/share_pods" testdata/share/tiny_pods.csv
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
 seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
+seed_with_byte "$B/corpus/colocation" 1 testdata/share/gavel_tiny.json
+{ printf '\000'; cat testdata/share/lucid_tiny/colocate_info.csv; printf '\000'
+  cat testdata/share/lucid_tiny/single_data.csv; } > "$B/corpus/colocation/0-lucid_tiny"
 mkdir -p "$B/corpus/timing"
 for f in "$SHARED"/perf/neusight-op-timings/*/NVIDIA_A100-PCIE-40GB.csv; do
   if [ -f "$f" ]; then head -c 4096 "$f" > "$B/corpus/timing/$(basename "$(dirname "$f")").csv"; fi

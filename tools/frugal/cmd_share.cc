@@ -6,10 +6,8 @@ namespace frugal::cli {
 
 void SetupShare(CLI::App& sub, int* exit_code) {
   sub.require_subcommand(1);
-  // --- cluster ---
   SetupShareCluster(sub, exit_code);
-  // --- interference ---
-  // --- serving ---
+  SetupShareInterference(sub, exit_code);
   SetupShareServing(sub, exit_code);
 }
 
