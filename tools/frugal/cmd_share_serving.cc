@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "frugal/base/file_io.h"
+#include "frugal/share/fitted_slowdown.h"
 #include "frugal/share/jobs_json.h"
 #include "frugal/share/plan.h"
 #include "frugal/share/serving_sim.h"
@@ -31,6 +32,7 @@ struct CommonArgs {
   double training_per_hour = 9;
   double min_speed = 0.8;
   double headroom = 0.9;
+  std::string interference;  // fitted model file, "analytic", or "" (bundled)
   bool json = false;
 };
 
@@ -61,7 +63,20 @@ void AddPlanning(CLI::App* c, CommonArgs* a) {
   c->add_option("--slo-headroom", a->headroom,
                 "Plan services to predicted p99 <= this x SLO")
       ->capture_default_str()->check(NumberIn(0, 1, true));
+  c->add_option("--interference", a->interference,
+                "Training slowdown when time-sliced: a model from `share interference fit`, or "
+                "'analytic' (default: the bundled Gavel fit, " + DefaultInterferenceModelPath() +
+                    ")");
   c->add_flag("--json", a->json, "Machine-readable output");
+}
+
+// The fitted interference model prices time-sliced training; the analytic
+// model everything else (see fitted_slowdown.h).
+Result<std::unique_ptr<SlowdownModel>> OpenSlowdown(const std::string& flag) {
+  if (flag == "analytic") return NewAnalyticSlowdown();
+  const std::string path = flag.empty() ? DefaultInterferenceModelPath() : flag;
+  FRUGAL_ASSIGN_OR_RETURN(InterferenceModel m, InterferenceModel::Load(path));
+  return NewFittedSlowdown(std::move(m), NewAnalyticSlowdown());
 }
 
 struct Env {
@@ -83,7 +98,7 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
   PrintNote(note);
   FRUGAL_ASSIGN_OR_RETURN(e->perf, OpenOpTimeModel(a.perf_model));
   e->costs = std::make_unique<CostCache>(*e->perf);
-  e->slowdown = NewAnalyticSlowdown();
+  FRUGAL_ASSIGN_OR_RETURN(e->slowdown, OpenSlowdown(a.interference));
   if (!need_workload) return e;
   if (!a.jobs.empty() && !a.workload.empty()) {
     return InvalidArgument(std::string(kUsagePrefix) + "give JOBS.json or --workload, not both");

@@ -90,7 +90,7 @@ Status CheckSample(const ColoSample& s, size_t i) {
   return Status::Ok();
 }
 
-using ProfileMap = std::map<std::pair<std::string, std::string>, JobProfile>;
+using ProfileMap = std::map<std::pair<std::string, std::string>, CoRunnerProfile>;
 
 // Profiles of every job in `samples`, skipping pairs that involve family
 // `skip` (empty: none).
@@ -101,7 +101,7 @@ ProfileMap BuildProfiles(const std::vector<ColoSample>& samples,
   for (const ColoSample& s : samples) {
     if (!skip.empty() && (s.self.family == skip || s.other.family == skip))
       continue;
-    JobProfile& o = m[{s.gpu, s.other.model}];
+    CoRunnerProfile& o = m[{s.gpu, s.other.model}];
     o.pressure += s.norm_tput;  // the partner's speed next to `other`
     o.pairs += 1;
     o.partners.push_back({std::log(s.self.solo_tput), std::log(s.self.batch),
@@ -132,7 +132,7 @@ ProfileMap BuildProfiles(const std::vector<ColoSample>& samples,
   return m;
 }
 
-const JobProfile* Find(const ProfileMap& m, const std::string& gpu,
+const CoRunnerProfile* Find(const ProfileMap& m, const std::string& gpu,
                        const std::string& model) {
   const auto it = m.find({gpu, model});
   return it == m.end() ? nullptr : &it->second;
@@ -140,12 +140,12 @@ const JobProfile* Find(const ProfileMap& m, const std::string& gpu,
 
 // Mean normalised throughput of the kNearest partners of a profile most
 // like `self` (solo throughput, batch, utilisation where both are known).
-float Nearest(const ColoJob& self, const JobProfile& p) {
+float Nearest(const ColoJob& self, const CoRunnerProfile& p) {
   if (p.partners.empty()) return kNan;
   const double ls = std::log(self.solo_tput), lb = std::log(self.batch);
   std::vector<std::pair<double, double>> d;  // distance, norm_tput
   d.reserve(p.partners.size());
-  for (const JobProfile::Partner& q : p.partners) {
+  for (const CoRunnerProfile::Partner& q : p.partners) {
     double dist =
         std::abs(q.log_solo_tput - ls) + 0.5 * std::abs(q.log_batch - lb);
     if (self.gpu_util && std::isfinite(q.gpu_util))
@@ -163,7 +163,7 @@ float Nearest(const ColoJob& self, const JobProfile& p) {
 
 std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
                                 const GpuSpec* gpu,
-                                const JobProfile* other_profile) {
+                                const CoRunnerProfile* other_profile) {
   std::vector<float> f(kNumFeatures, kNan);
   f[0] = Log(self.solo_tput);
   f[1] = Log(other.solo_tput);
@@ -243,7 +243,7 @@ Result<InterferenceModel> InterferenceModel::FitResolved(
   rows.reserve(samples.size() * kNumFeatures);
   for (const ColoSample& s : samples) {
     const auto g = gpus.find(s.gpu);
-    const JobProfile* p = Find(cross[s.self.family], s.gpu, s.other.model);
+    const CoRunnerProfile* p = Find(cross[s.self.family], s.gpu, s.other.model);
     const std::vector<float> row = ToLearner(PairFeatures(
         s.self, s.other, g == gpus.end() ? nullptr : &g->second, p));
     rows.insert(rows.end(), row.begin(), row.end());
@@ -263,7 +263,7 @@ double InterferenceModel::PredictFeatures(const std::vector<float>& row) const {
   return std::clamp(p, 0.0, 1.2);
 }
 
-const JobProfile* InterferenceModel::FindProfile(
+const CoRunnerProfile* InterferenceModel::FindProfile(
     const std::string& gpu, const std::string& model) const {
   return Find(profiles_, gpu, model);
 }
@@ -547,6 +547,10 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
     r.per_gpu.push_back(sc);
   }
   return r;
+}
+
+std::string DefaultInterferenceModelPath() {
+  return std::string(FRUGAL_SOURCE_ROOT) + "/models/share/interference_gavel.json";
 }
 
 }  // namespace frugal::share

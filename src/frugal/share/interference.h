@@ -6,7 +6,7 @@
 // utilisation and memory where measured, whether it runs in mixed precision,
 // Ceer's compute-bound time share where the model is one frugal can build,
 // the GPU's catalog specs, and, when the co-runner is a job the training
-// pairs measured, its profile (JobProfile: how much it slowed its partners).
+// pairs measured, its profile (CoRunnerProfile: how much it slowed its partners).
 // A linear least-squares model over the solo features is the floor it is
 // judged against (LinearBaseline).
 //
@@ -70,7 +70,7 @@ struct ColoSample {
 // = it slows others down), its own mean normalised throughput
 // (sensitivity), how far below their own mean its partners ran next to it
 // (excess), and the partners themselves, for a nearest-neighbour estimate.
-struct JobProfile {
+struct CoRunnerProfile {
   struct Partner {
     double log_solo_tput = 0;
     double log_batch = 0;
@@ -91,7 +91,7 @@ inline constexpr int kNumFeatures = 23;
 extern const char* const kFeatureNames[kNumFeatures];
 std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
                                 const GpuSpec* gpu,
-                                const JobProfile* other_profile = nullptr);
+                                const CoRunnerProfile* other_profile = nullptr);
 
 struct InterferenceOptions {
   int trees = 100;
@@ -139,7 +139,7 @@ class InterferenceModel {
   const std::string& source() const { return source_; }
   size_t training_rows() const { return samples_.size(); }
   // The profile of `model` on `gpu` ("" for data without a GPU), or null.
-  const JobProfile* FindProfile(const std::string& gpu,
+  const CoRunnerProfile* FindProfile(const std::string& gpu,
                                 const std::string& model) const;
 
  private:
@@ -152,7 +152,7 @@ class InterferenceModel {
   InterferenceOptions options_;
   std::vector<ColoSample> samples_;
   std::map<std::string, GpuSpec> gpus_;  // the training samples' GPUs, by name
-  std::map<std::pair<std::string, std::string>, JobProfile>
+  std::map<std::pair<std::string, std::string>, CoRunnerProfile>
       profiles_;  // (gpu, model)
   std::unique_ptr<Trees> trees_;
 };
@@ -207,6 +207,9 @@ struct EvalResult {
 Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
                                    const Catalog* gpus,
                                    const EvalOptions& options);
+
+// The bundled model, fit on Gavel's pairs (models/share/README.md).
+std::string DefaultInterferenceModelPath();
 
 }  // namespace frugal::share
 

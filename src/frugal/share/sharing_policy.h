@@ -164,7 +164,7 @@ std::unique_ptr<SharingPolicy> NewExclusivePolicy();
 std::unique_ptr<SharingPolicy> NewGandivaPackPolicy();
 std::unique_ptr<SharingPolicy> NewMpsObliviousPolicy();
 std::unique_ptr<SharingPolicy> NewMigStaticPolicy();
-std::unique_ptr<SharingPolicy> NewGsharePolicy();
+std::unique_ptr<SharingPolicy> NewGshareSharingPolicy();
 
 std::span<const RegistryRow<SharingPolicyFactory>> SharingPolicies();
 Result<std::unique_ptr<SharingPolicy>> NewSharingPolicy(std::string_view name);

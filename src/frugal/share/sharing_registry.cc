@@ -19,7 +19,7 @@ constexpr RegistryRow<SharingPolicyFactory> kPolicies[] = {
      &NewMigStaticPolicy},
     {"gshare", "SLO-aware: mechanism and shares so predicted p99 <= SLO and training speed >= "
                "floor, fewest GPUs, re-plans with few migrations",
-     &NewGsharePolicy},
+     &NewGshareSharingPolicy},
 };
 
 }  // namespace

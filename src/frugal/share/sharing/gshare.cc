@@ -117,6 +117,6 @@ class Gshare final : public SharingPolicy {
 
 }  // namespace
 
-std::unique_ptr<SharingPolicy> NewGsharePolicy() { return std::make_unique<Gshare>(); }
+std::unique_ptr<SharingPolicy> NewGshareSharingPolicy() { return std::make_unique<Gshare>(); }
 
 }  // namespace frugal::share
