@@ -32,7 +32,7 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
     return InvalidArgument("learner: feature matrix does not match the targets");
   }
   DMatrix d;
-  if (XGDMatrixCreateFromMat(x.data(), rows, static_cast<bst_ulong>(cols), -1e30f, &d.h) != 0) {
+  if (XGDMatrixCreateFromMat_omp(x.data(), rows, static_cast<bst_ulong>(cols), -1e30f, &d.h, 1) != 0) {
     return XgbError("DMatrix");
   }
   if (XGDMatrixSetFloatInfo(d.h, "label", y.data(), rows) != 0) return XgbError("labels");
@@ -65,7 +65,7 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
 
 float GbdtRegressor::Predict(const float* row, int cols) const {
   DMatrix d;
-  if (XGDMatrixCreateFromMat(row, 1, static_cast<bst_ulong>(cols), -1e30f, &d.h) != 0) return 0;
+  if (XGDMatrixCreateFromMat_omp(row, 1, static_cast<bst_ulong>(cols), -1e30f, &d.h, 1) != 0) return 0;
   bst_ulong len = 0;
   const float* out = nullptr;
   if (XGBoosterPredict(booster_, d.h, 0, 0, 0, &len, &out) != 0 || len < 1) return 0;

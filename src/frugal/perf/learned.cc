@@ -121,7 +121,7 @@ class LearnedModel final : public OpTimeModel {
       }
       Matrix m;
       FRUGAL_XGB(
-          XGDMatrixCreateFromMat(x.data(), members.size(), nf, NAN, m.out()),
+          XGDMatrixCreateFromMat_omp(x.data(), members.size(), nf, NAN, m.out(), threads_),
           "creating training matrix");
       FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
                  "setting labels");
@@ -176,7 +176,7 @@ class LearnedModel final : public OpTimeModel {
         x.insert(x.end(), f.begin(), f.end());
       }
       Matrix m;
-      FRUGAL_XGB(XGDMatrixCreateFromMat(x.data(), idx.size(), nf, NAN, m.out()),
+      FRUGAL_XGB(XGDMatrixCreateFromMat_omp(x.data(), idx.size(), nf, NAN, m.out(), 1),
                  "creating prediction matrix");
       bst_ulong len = 0;
       const float* pred = nullptr;
@@ -269,9 +269,9 @@ class LearnedModel final : public OpTimeModel {
       FRUGAL_XGB(
           XGBoosterLoadModelFromBuffer(b->get(), bytes.data(), bytes.size()),
           "loading booster");
-      FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread",
-                                   std::to_string(threads_).c_str()),
-                 "setting threads");
+      // One thread: predictions come in small batches, where OpenMP's
+      // spinning workers cost more than they give on a busy host.
+      FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread", "1"), "setting threads");
       if (!default_floor_.count(op))
         return InvalidArgument("learned: no floor for " + name);
       boosters_[op] = std::move(b);
