@@ -16,9 +16,6 @@ GPU=A100-SXM4-80GB
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p bench/results
-# XGBoost's OpenMP threads spin while idle; on a shared host that costs more
-# than the simulation itself.
-export OMP_WAIT_POLICY=passive
 for seed in 1 2 3; do
   s=$(date +%s.%N)
   "$FRUGAL" share simulate --workload mixed --seed "$seed" --gpu "$GPU" --policy all --json \

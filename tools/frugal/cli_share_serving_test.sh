@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # frugal share simulate|plan|workload: outputs, determinism and bad input.
 source "$(dirname "$0")/cli_test_lib.sh" "$1"
-export OMP_WAIT_POLICY=passive
 D=testdata/share
 
 # Policies.
