@@ -34,6 +34,17 @@ struct SourceRef {
   std::string date_kind;
 };
 
+// One Multi-Instance GPU profile (NVIDIA's MIG user guide, "Supported MIG
+// profiles"): a GPU has 7 compute slices and 8 memory slices; profile
+// "3g.40gb" holds 3 compute slices and 4 memory slices (with their share of
+// memory bandwidth and L2).
+struct MigProfile {
+  std::string name;        // "3g.40gb"
+  int compute_slices = 0;  // of 7
+  int memory_slices = 0;   // of 8
+  double mem_gib = 0;      // memory_slices / 8 of the GPU's memory
+};
+
 struct GpuSpec {
   std::string name;          // canonical: "A100-SXM4-80GB"
   std::string vendor;        // "nvidia"
@@ -69,6 +80,8 @@ struct GpuSpec {
   // far below fp32_tflops. The catalog only exposes it; time models that
   // want it read it here.
   std::optional<double> sustained_fp32_gemm_tflops;
+  // The GPU's MIG profiles, smallest first; empty when it has no MIG.
+  std::vector<MigProfile> mig_profiles;
 
   std::string notes;
   // Field name -> SourceRef id, for every figure present above.

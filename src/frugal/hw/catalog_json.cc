@@ -189,6 +189,30 @@ std::string EntryName(const json& e, const std::string& path, const char* list,
   return where;
 }
 
+// "mig_profiles": [{"name": "1g.5gb", "compute_slices": 1, "memory_slices": 1}, ...]
+Status ParseMigProfiles(const json* v, const std::string& where, GpuSpec* g) {
+  if (v == nullptr) return Status::Ok();
+  if (!v->is_array()) return InvalidArgument(where + ": mig_profiles must be a list");
+  for (size_t i = 0; i < v->size(); ++i) {
+    const std::string at = fmt::format("{}: mig_profiles[{}]", where, i);
+    if (!(*v)[i].is_object()) return InvalidArgument(at + ": must be an object");
+    FieldReader r((*v)[i], at);
+    MigProfile p;
+    std::optional<int> compute, memory;
+    FRUGAL_RETURN_IF_ERROR(r.String("name", true, &p.name));
+    FRUGAL_RETURN_IF_ERROR(r.Int("compute_slices", true, &compute));
+    FRUGAL_RETURN_IF_ERROR(r.Int("memory_slices", true, &memory));
+    FRUGAL_RETURN_IF_ERROR(r.CheckNoUnknownFields());
+    if (*compute < 1 || *compute > 7) return r.Error("compute_slices must be 1..7");
+    if (*memory < 1 || *memory > 8) return r.Error("memory_slices must be 1..8");
+    p.compute_slices = *compute;
+    p.memory_slices = *memory;
+    p.mem_gib = g->mem_gib * p.memory_slices / 8;
+    g->mig_profiles.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
 Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   if (!e.is_object()) return InvalidArgument(where + ": must be an object");
   FieldReader r(e, where);
@@ -217,6 +241,7 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.Number("sustained_fp32_gemm_tflops", false,
                                   &g.sustained_fp32_gemm_tflops));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
+  FRUGAL_RETURN_IF_ERROR(ParseMigProfiles(r.Get("mig_profiles"), where, &g));
 
   std::set<std::string> present =
       PresentFigures(GpuToJson(g), kGpuFigureFields);
@@ -377,6 +402,15 @@ json GpuToJson(const GpuSpec& g) {
   j["pcie_gen"] = OrNull(g.pcie_gen);
   j["tdp_w"] = OrNull(g.tdp_w);
   j["sustained_fp32_gemm_tflops"] = OrNull(g.sustained_fp32_gemm_tflops);
+  if (g.mig_profiles.empty()) {
+    j["mig_profiles"] = nullptr;
+  } else {
+    for (const MigProfile& p : g.mig_profiles) {
+      j["mig_profiles"].push_back({{"name", p.name},
+                                   {"compute_slices", p.compute_slices},
+                                   {"memory_slices", p.memory_slices}});
+    }
+  }
   j["notes"] = g.notes.empty() ? json(nullptr) : json(g.notes);
   j["sources"] = g.sources;
   return j;

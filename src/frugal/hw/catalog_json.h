@@ -29,7 +29,8 @@ inline constexpr const char* kGpuFigureFields[] = {"architecture",
                                                    "nvlink_gbps",
                                                    "pcie_gen",
                                                    "tdp_w",
-                                                   "sustained_fp32_gemm_tflops"};
+                                                   "sustained_fp32_gemm_tflops",
+                                                   "mig_profiles"};
 inline constexpr const char* kInstanceFigureFields[] = {"gpu",
                                                         "gpu_count",
                                                         "vcpus",

@@ -300,6 +300,26 @@ TEST_F(CatalogFileTest, SustainedThroughputIsAFigureWithASource) {
   ExpectRejected(doc, "has no source");
 }
 
+TEST_F(CatalogFileTest, MigProfilesAreParsedAndChecked) {
+  json doc = TinyCatalog();
+  doc["gpus"][1]["mig_profiles"] = json::parse(
+      R"([{"name": "1g.5gb", "compute_slices": 1, "memory_slices": 1},
+          {"name": "7g.40gb", "compute_slices": 7, "memory_slices": 8}])");
+  auto r = LoadCatalog(Write("c.json", doc.dump()));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const GpuSpec* g = r->FindGpu("T4");
+  ASSERT_EQ(g->mig_profiles.size(), 2u);
+  EXPECT_EQ(g->mig_profiles[1].name, "7g.40gb");
+  EXPECT_DOUBLE_EQ(g->mig_profiles[0].mem_gib, g->mem_gib / 8);
+  doc["gpus"][1]["mig_profiles"][0]["compute_slices"] = 8;
+  ExpectRejected(doc, "mig_profiles[0]: compute_slices must be 1..7");
+  doc["gpus"][1]["mig_profiles"][0]["compute_slices"] = 1;
+  doc["gpus"][1]["mig_profiles"][1]["memory"] = 8;
+  ExpectRejected(doc, "mig_profiles[1]");
+  doc["gpus"][1]["mig_profiles"] = "1g.5gb";
+  ExpectRejected(doc, "mig_profiles must be a list");
+}
+
 TEST_F(CatalogFileTest, UnknownNamesSuggestTheClosest) {
   auto r = LoadCatalog(Write("c.json", TinyCatalog().dump()));
   ASSERT_TRUE(r.ok());

@@ -1,10 +1,9 @@
 // How jobs share one GPU: the mechanism (exclusive, time slicing, MPS with
 // an SM percentage, MIG partitions) and the MIG profiles of the GPUs that
-// have them. MIG figures are NVIDIA's (MIG user guide, "Supported MIG
-// profiles": https://docs.nvidia.com/datacenter/tesla/mig-user-guide/):
-// a GPU has 7 compute slices and 8 memory slices; a profile `Ng.Mgb` holds
-// N compute slices and a fixed number of memory slices (with their share of
-// memory bandwidth). Stateless; thread-safe.
+// have them, from the catalog (data/catalog/gpus.json, NVIDIA's MIG user
+// guide): a GPU has 7 compute slices and 8 memory slices; a profile `Ng.Mgb`
+// holds N compute slices and a fixed number of memory slices (with their
+// share of memory bandwidth). Stateless; thread-safe.
 #ifndef FRUGAL_SHARE_MECHANISM_H_
 #define FRUGAL_SHARE_MECHANISM_H_
 
@@ -27,18 +26,13 @@ enum class Mechanism {
 const char* MechanismName(Mechanism m);  // exclusive, time-slice, mps, mig
 std::optional<Mechanism> ParseMechanism(std::string_view name);
 
-struct MigProfile {
-  std::string name;      // "3g.40gb"
-  int compute_slices = 0;  // of 7
-  int memory_slices = 0;   // of 8
-  double mem_gib = 0;      // usable memory of the instance
-};
+using MigProfile = frugal::MigProfile;  // hw/catalog.h
 
 inline constexpr int kMigComputeSlices = 7;
 inline constexpr int kMigMemorySlices = 8;
 
-// The MIG profiles of `gpu` (A100 40/80 GB, H100 80 GB, H200), smallest
-// first; empty when the GPU has no MIG. Matched on the catalog name.
+// The MIG profiles of `gpu` as the catalog lists them (A100, H100, H200),
+// smallest first; empty when the GPU has no MIG.
 std::vector<MigProfile> MigProfilesFor(const GpuSpec& gpu);
 
 // Whether a set of profiles (indices into `profiles`) fits on one GPU: at

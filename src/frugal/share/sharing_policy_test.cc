@@ -128,11 +128,12 @@ TEST(Planner, TooFewGpusLeavesJobsUnschedulable) {
 
 TEST(Mig, ProfilesOfA100) {
   auto p = MigProfilesFor(Gpu("A100-SXM4-40GB"));
-  ASSERT_EQ(p.size(), 5u);
+  ASSERT_EQ(p.size(), 6u);
   EXPECT_EQ(p.front().name, "1g.5gb");
+  EXPECT_DOUBLE_EQ(p.front().mem_gib, 5);
   EXPECT_EQ(p.back().name, "7g.40gb");
   EXPECT_TRUE(MigProfilesFor(Gpu("T4")).empty());
-  const std::vector<int> ok = {2, 1, 0, 0}, too_many = {3, 2, 1};
+  const std::vector<int> ok = {2, 1, 0, 0}, too_many = {5, 0};
   EXPECT_TRUE(MigLayoutFits(p, ok));
   EXPECT_FALSE(MigLayoutFits(p, too_many));
 }
