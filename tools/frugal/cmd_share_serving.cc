@@ -290,10 +290,12 @@ int RunSimulate(const SimulateArgs& a) {
       un += sv.unschedulable;
     }
     for (const TrainingOutcome& t : r.training) un += t.unschedulable;
-    s += fmt::format("  {:<14} {:>9.1f} {:>7.1f}% {:>5} {:>11.3f} {:>9.2f}x {:>11.2f} {:>7}  "
+    // Without an exclusive run there is nothing to compare against: "-".
+    const std::string vs =
+        excl > 0 ? fmt::format("{:.1f}%", 100 * (r.gpu_hours / excl - 1)) : std::string("-");
+    s += fmt::format("  {:<14} {:>9.1f} {:>8} {:>5} {:>11.3f} {:>9.2f}x {:>11.2f} {:>7}  "
                      "({} migrations)\n",
-                     r.policy, r.gpu_hours, excl > 0 ? 100 * (r.gpu_hours / excl - 1) : 0.0,
-                     r.peak_gpus, r.over_slo_pct, worst, r.mean_training_speed, un,
+                     r.policy, r.gpu_hours, vs, r.peak_gpus, r.over_slo_pct, worst, r.mean_training_speed, un,
                      r.migrations);
   }
   std::fputs(s.c_str(), stdout);

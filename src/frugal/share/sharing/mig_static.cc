@@ -10,15 +10,33 @@
 namespace frugal::share {
 namespace {
 
-// Indices into MigProfilesFor's list: 1g, 2g, 3g, 4g, 7g.
-constexpr int kLayout[] = {2, 1, 0, 0};
+// The layout's compute slices per position; each position takes the first
+// (smallest-memory) profile of that many compute slices: 3g.20gb, 2g.10gb,
+// 1g.5gb, 1g.5gb on an A100 40 GB.
+constexpr int kLayoutSlices[] = {3, 2, 1, 1};
+
+// Indices into the GPU's profile list, or empty when a size is missing.
+std::vector<int> LayoutOf(const std::vector<MigProfile>& mig) {
+  std::vector<int> layout;
+  for (int want : kLayoutSlices) {
+    for (size_t k = 0; k < mig.size(); ++k) {
+      if (mig[k].compute_slices == want) {
+        layout.push_back(static_cast<int>(k));
+        break;
+      }
+    }
+  }
+  if (layout.size() != std::size(kLayoutSlices)) layout.clear();
+  return layout;
+}
 
 class MigStatic final : public SharingPolicy {
  public:
   const char* name() const override { return "mig-static"; }
   PlaceResult Place(int job, ClusterState* c, const Planner& p) override {
     const auto& mig = p.mig_profiles();
-    if (mig.size() < 3) return {false, p.gpu().name + " has no MIG"};
+    const std::vector<int> layout = LayoutOf(mig);
+    if (layout.empty()) return {false, p.gpu().name + " has no MIG 3g + 2g + 1g layout"};
     const JobProfile& j = p.job(job);
     auto meets = [&](int k) {
       GpuState one;
@@ -40,11 +58,11 @@ class MigStatic final : public SharingPolicy {
       for (int pos = 0; pos < 4; ++pos) {
         bool used = false;
         for (const Slot& s : c->gpus[g].slots) used |= s.mig_pos == pos;
-        if (!used) free.push_back({static_cast<int>(g), pos, kLayout[pos]});
+        if (!used) free.push_back({static_cast<int>(g), pos, layout[pos]});
       }
     }
     const int fresh = static_cast<int>(free.size());
-    for (int pos = 0; pos < 4; ++pos) free.push_back({-1, pos, kLayout[pos]});
+    for (int pos = 0; pos < 4; ++pos) free.push_back({-1, pos, layout[pos]});
     int pick = -1;
     for (int pass = 0; pass < 2 && pick < 0; ++pass) {
       // Pass 0: existing GPUs; pass 1: a new GPU. Smallest meeting slice.
@@ -67,8 +85,8 @@ class MigStatic final : public SharingPolicy {
     if (pick < 0) {
       return {false, fmt::format("needs {:.1f} GiB; the largest slice of the static layout, {}, "
                                  "has {:.1f} GiB",
-                                 j.mem_bytes / (1 << 30), mig[kLayout[0]].name,
-                                 mig[kLayout[0]].mem_gib)};
+                                 j.mem_bytes / (1 << 30), mig[layout[0]].name,
+                                 mig[layout[0]].mem_gib)};
     }
     int g = free[pick].gpu;
     if (g < 0) {
