@@ -34,6 +34,10 @@ demo: build
 	$(FRUGAL) advise models/resnet50.onnx --batch 64 --samples 1281167 --epochs 90 --deadline 24 --top 5
 	@echo "== Pesto: GNMT training step (profiled) across 4 GPUs"
 	$(FRUGAL) place models/graphs/gnmt_training.json --gpus 4 --time-limit 10 --out $(BUILD)/demo/placement.json --trace $(BUILD)/demo/trace.json
+	@echo "== G-Share: FGD's fragmentation experiment on Alibaba's GPU-sharing trace (3 seeds)"
+	$(FRUGAL) share frag --policy best-fit,fgd,gshare --seeds 42-44
+	@echo "== G-Share: a day of inference services and training jobs sharing A100s, every sharing policy"
+	$(FRUGAL) share simulate --workload mixed --seed 1 --gpu A100-SXM4-80GB --policy all
 	@echo "== SmartCache: a text-tokenisation pipeline's I/O, cache at 1% and 10% of its footprint"
 	$(FRUGAL) cache gen --preset text -o $(BUILD)/demo/text.frt
 	$(FRUGAL) cache simulate $(BUILD)/demo/text.frt --policy lru,s3fifo,lrb,smartcache,belady --size 1%,10%

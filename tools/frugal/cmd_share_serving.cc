@@ -1,5 +1,5 @@
 // `frugal share simulate|plan|workload`: SLO-aware sharing of training and
-// inference jobs (library: src/frugal/share/, docs/share-serving.md).
+// inference jobs (library: src/frugal/share/, docs/share.md).
 #include <cmath>
 #include <cstdio>
 #include <memory>

@@ -1,4 +1,4 @@
-// JOBS.json: a sharing workload as a file (format in docs/share-serving.md).
+// JOBS.json: a sharing workload as a file (format in docs/share.md).
 // ParseJobsJson validates every field; errors are one line naming the file
 // and the JSON path (and the line of a syntax error). Stateless; thread-safe.
 #ifndef FRUGAL_SHARE_JOBS_JSON_H_
