@@ -22,16 +22,16 @@ expect_error 1 "unknown Gavel GPU 'h100'" share interference fit --data gavel --
 mkdir -p "$TMP/lucid_nan" "$TMP/lucid_neg" "$TMP/lucid_short" "$TMP/lucid_missing"
 cp "$LUCID_TINY/single_data.csv" "$TMP/lucid_nan/"
 sed '3s/0.8,/nan,/' "$LUCID_TINY/colocate_info.csv" >"$TMP/lucid_nan/colocate_info.csv"
-expect_error 1 "lucid_nan/colocate_info.csv: line 3: speed1 'nan' is not a finite number" \
+expect_error 1 "lucid_nan/colocate_info.csv:3: speed1 'nan' is not a finite number" \
   share interference eval --data "$TMP/lucid_nan"
 cp "$LUCID_TINY/colocate_info.csv" "$TMP/lucid_neg/"
 sed '4s/,50.0,/,-50.0,/' "$LUCID_TINY/single_data.csv" >"$TMP/lucid_neg/single_data.csv"
-expect_error 1 "lucid_neg/single_data.csv: line 4: speed -50 is negative" \
+expect_error 1 "lucid_neg/single_data.csv:4: speed -50 is negative" \
   share interference eval --data "$TMP/lucid_neg"
 cp "$LUCID_TINY/single_data.csv" "$TMP/lucid_short/"
 head -2 "$LUCID_TINY/colocate_info.csv" >"$TMP/lucid_short/colocate_info.csv"
 echo "9,ToyNetA,Synthetic,1" >>"$TMP/lucid_short/colocate_info.csv"
-expect_error 1 "lucid_short/colocate_info.csv: line 3: 4 fields, the header has 16" \
+expect_error 1 "lucid_short/colocate_info.csv:3: expected 16 fields, got 4" \
   share interference eval --data "$TMP/lucid_short"
 cp "$LUCID_TINY/colocate_info.csv" "$TMP/lucid_missing/"
 expect_error 1 "lucid_missing/single_data.csv: no such file" share interference eval --data "$TMP/lucid_missing"

@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "frugal/base/csv_table.h"
 #include "frugal/base/file_io.h"
 
 namespace frugal::share {
@@ -53,86 +54,26 @@ bool FiniteNonNegative(const nlohmann::json& v) {
          v.get<double>() >= 0;
 }
 
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t c = line.find(',', start);
-    out.push_back(line.substr(
-        start, c == std::string::npos ? std::string::npos : c - start));
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
-}
-
-struct Csv {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<int> line;  // 1-based line of each row
-};
-
-Result<Csv> ParseCsv(const std::string& text, const std::string& path) {
-  Csv csv;
-  size_t start = 0;
-  int n = 0;
-  while (start < text.size()) {
-    size_t e = text.find('\n', start);
-    if (e == std::string::npos) e = text.size();
-    std::string line = text.substr(start, e - start);
-    start = e + 1;
-    ++n;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line.find('"') != std::string::npos) {
-      return InvalidArgument(
-          fmt::format("{}: line {}: quoted fields are not supported", path, n));
-    }
-    std::vector<std::string> f = SplitCsv(line);
-    if (csv.header.empty()) {
-      csv.header = std::move(f);
-      continue;
-    }
-    if (f.size() != csv.header.size()) {
-      return InvalidArgument(
-          fmt::format("{}: line {}: {} fields, the header has {}", path, n,
-                      f.size(), csv.header.size()));
-    }
-    csv.rows.push_back(std::move(f));
-    csv.line.push_back(n);
-  }
-  if (csv.header.empty())
-    return InvalidArgument(fmt::format("{}: empty file", path));
-  return csv;
-}
-
-Result<std::vector<int>> Columns(const Csv& csv, const std::string& path,
-                                 const std::vector<std::string>& names) {
+// Indices of `names` in the table's header; ParseCsvTable checked that
+// every one is there.
+std::vector<int> Columns(const CsvTable& csv, const std::vector<std::string>& names) {
   std::vector<int> idx;
-  for (const std::string& n : names) {
-    int found = -1;
-    for (size_t i = 0; i < csv.header.size(); ++i) {
-      if (csv.header[i] == n) found = static_cast<int>(i);
-    }
-    if (found < 0)
-      return InvalidArgument(fmt::format("{}: no column '{}'", path, n));
-    idx.push_back(found);
-  }
+  for (const std::string& n : names) idx.push_back(csv.Column(n));
   return idx;
 }
 
-Result<double> Number(const std::string& s, const std::string& path, int line,
+Result<double> Number(std::string_view s, const std::string& path, int line,
                       const std::string& column) {
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || p != s.data() + s.size() ||
       !std::isfinite(v)) {
     return InvalidArgument(fmt::format(
-        "{}: line {}: {} '{}' is not a finite number", path, line, column, s));
+        "{}:{}: {} '{}' is not a finite number", path, line, column, s));
   }
   if (v < 0) {
     return InvalidArgument(
-        fmt::format("{}: line {}: {} {} is negative", path, line, column, v));
+        fmt::format("{}:{}: {} {} is negative", path, line, column, v));
   }
   return v;
 }
@@ -258,15 +199,14 @@ Result<ColoDataset> ParseLucid(const std::string& colocate_csv,
                                const std::string& single_csv,
                                const std::string& colocate_path,
                                const std::string& single_path) {
-  FRUGAL_ASSIGN_OR_RETURN(Csv single, ParseCsv(single_csv, single_path));
-  FRUGAL_ASSIGN_OR_RETURN(std::vector<int> sc,
-                          Columns(single, single_path,
-                                  {"model", "dataset", "batchsize", "amp",
-                                   "speed", "gpu_util", "gmem"}));
+  const std::vector<std::string> single_cols = {"model", "dataset", "batchsize", "amp",
+                                                "speed", "gpu_util", "gmem"};
+  FRUGAL_ASSIGN_OR_RETURN(CsvTable single, ParseCsvTable(single_csv, single_path, single_cols));
+  const std::vector<int> sc = Columns(single, single_cols);
   std::map<LucidKey, ColoJob> jobs;
   for (size_t r = 0; r < single.rows.size(); ++r) {
-    const auto& f = single.rows[r];
-    const int line = single.line[r];
+    const auto& f = single.rows[r].fields;
+    const int line = single.rows[r].line;
     FRUGAL_ASSIGN_OR_RETURN(double batch,
                             Number(f[sc[2]], single_path, line, "batchsize"));
     FRUGAL_ASSIGN_OR_RETURN(double amp,
@@ -279,47 +219,48 @@ Result<ColoDataset> ParseLucid(const std::string& colocate_csv,
                             Number(f[sc[6]], single_path, line, "gmem"));
     if (f[sc[0]].empty()) {
       return InvalidArgument(
-          fmt::format("{}: line {}: empty model", single_path, line));
+          fmt::format("{}:{}: empty model", single_path, line));
     }
     if (batch <= 0 || speed <= 0) {
       return InvalidArgument(fmt::format(
-          "{}: line {}: batchsize and speed must be > 0", single_path, line));
+          "{}:{}: batchsize and speed must be > 0", single_path, line));
     }
     if (util > 100 || (amp != 0 && amp != 1)) {
       return InvalidArgument(
-          fmt::format("{}: line {}: gpu_util must be <= 100 and amp 0 or 1",
+          fmt::format("{}:{}: gpu_util must be <= 100 and amp 0 or 1",
                       single_path, line));
     }
     ColoJob j;
-    j.family = f[sc[0]];
-    j.model = f[sc[0]];
+    j.family = std::string(f[sc[0]]);
+    j.model = j.family;
     j.batch = batch;
     j.solo_tput = speed;
     j.gpu_util = util;
     j.mem_gib = gmem / 1024.0;
     j.amp = amp != 0;
-    jobs[{f[sc[0]], f[sc[1]], f[sc[2]], f[sc[3]]}] = j;
+    jobs[{std::string(f[sc[0]]), std::string(f[sc[1]]), std::string(f[sc[2]]),
+          std::string(f[sc[3]])}] = j;
   }
-  FRUGAL_ASSIGN_OR_RETURN(Csv colo, ParseCsv(colocate_csv, colocate_path));
-  FRUGAL_ASSIGN_OR_RETURN(
-      std::vector<int> cc,
-      Columns(colo, colocate_path,
-              {"model1", "dataset1", "batchsize1", "amp1", "speed1", "model2",
-               "dataset2", "batchsize2", "amp2", "speed2"}));
+  const std::vector<std::string> colo_cols = {"model1", "dataset1", "batchsize1", "amp1",
+                                              "speed1", "model2", "dataset2", "batchsize2",
+                                              "amp2", "speed2"};
+  FRUGAL_ASSIGN_OR_RETURN(CsvTable colo, ParseCsvTable(colocate_csv, colocate_path, colo_cols));
+  const std::vector<int> cc = Columns(colo, colo_cols);
   ColoDataset out;
   out.source = colocate_path + " + " + single_path;
   for (size_t r = 0; r < colo.rows.size(); ++r) {
-    const auto& f = colo.rows[r];
-    const int line = colo.line[r];
+    const auto& f = colo.rows[r].fields;
+    const int line = colo.rows[r].line;
     const ColoJob* pair[2] = {nullptr, nullptr};
     double speed[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
       const int o = k * 5;
-      const LucidKey key{f[cc[o]], f[cc[o + 1]], f[cc[o + 2]], f[cc[o + 3]]};
+      const LucidKey key{std::string(f[cc[o]]), std::string(f[cc[o + 1]]),
+                         std::string(f[cc[o + 2]]), std::string(f[cc[o + 3]])};
       const auto it = jobs.find(key);
       if (it == jobs.end()) {
         return InvalidArgument(fmt::format(
-            "{}: line {}: job {} {} batch {} amp {} has no row in {}",
+            "{}:{}: job {} {} batch {} amp {} has no row in {}",
             colocate_path, line, f[cc[o]], f[cc[o + 1]], f[cc[o + 2]],
             f[cc[o + 3]], single_path));
       }

@@ -102,22 +102,22 @@ TEST(ReadLucid, RejectsBadInputNamingFileAndLine) {
   };
   EXPECT_EQ(msg(colo_head + "A,D,32,0,0.5,A,D,32,0,0.5\n", single), "");
   EXPECT_NE(msg(colo_head + "A,D,32,0,nan,A,D,32,0,0.5\n", single)
-                .find("c.csv: line 2: speed1 'nan' is not a finite number"),
+                .find("c.csv:2: speed1 'nan' is not a finite number"),
             std::string::npos);
   EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,A,D,32,0,-0.5\n", single)
-                .find("c.csv: line 2: speed2 -0.5 is negative"),
+                .find("c.csv:2: speed2 -0.5 is negative"),
             std::string::npos);
   EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,B,D,32,0,0.5\n", single)
                 .find("has no row in s.csv"),
             std::string::npos);
-  EXPECT_NE(msg(colo_head + "A,D,32\n", single).find("c.csv: line 2: 3 fields"),
+  EXPECT_NE(msg(colo_head + "A,D,32\n", single).find("c.csv:2: expected 10 fields, got 3"),
             std::string::npos);
-  EXPECT_NE(msg("model1\nA\n", single).find("c.csv: no column 'dataset1'"),
+  EXPECT_NE(msg("model1\nA\n", single).find("c.csv:1: missing column 'dataset1'"),
             std::string::npos);
   EXPECT_NE(
       msg(colo_head,
           "model,dataset,batchsize,amp,speed,gpu_util,gmem\nA,D,32,0,0,50,1\n")
-          .find("s.csv: line 2: batchsize and speed must be > 0"),
+          .find("s.csv:2: batchsize and speed must be > 0"),
       std::string::npos);
   EXPECT_NE(msg("", single).find("c.csv: empty file"), std::string::npos);
   EXPECT_EQ(ReadLucid("testdata/share/none").status().code(),

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "frugal/share/trace_csv.h"
+#include "frugal/base/csv_table.h"
 
 namespace frugal::share {
 namespace {

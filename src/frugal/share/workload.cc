@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "frugal/base/csv_table.h"
 #include "frugal/base/file_io.h"
 
 namespace frugal::share {
@@ -15,73 +15,23 @@ std::string DefaultAlibabaTrace() {
          "/traces/alibaba-gpu-v2023/openb_pod_list_default.csv";
 }
 
-namespace {
-
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  for (char ch : line) {
-    if (ch == ',') {
-      f.push_back(cur);
-      cur.clear();
-    } else if (ch != '\r') {
-      cur += ch;
-    }
-  }
-  f.push_back(cur);
-  return f;
-}
-
-bool ParseInt(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  size_t used = 0;
-  try {
-    *v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == s.size();
-}
-
-}  // namespace
-
 Result<std::vector<double>> ReadPodLifetimes(const std::string& path) {
   Result<std::string> text = ReadFileToString(path);
   if (!text.ok()) {
     return NotFound(path + ": cannot read the Alibaba trace for training durations (" +
                     text.status().message() + "); give --trace FILE");
   }
-  std::istringstream in(*text);
-  std::string line;
-  if (!std::getline(in, line)) return InvalidArgument(path + ": empty file");
-  const std::vector<std::string> head = SplitCsv(line);
-  auto col = [&](const char* name) {
-    auto it = std::find(head.begin(), head.end(), name);
-    return it == head.end() ? -1 : static_cast<int>(it - head.begin());
-  };
-  const int c_create = col("creation_time"), c_delete = col("deletion_time");
-  if (c_create < 0 || c_delete < 0) {
-    return InvalidArgument(path + ":1: header lacks creation_time / deletion_time");
-  }
+  FRUGAL_ASSIGN_OR_RETURN(
+      CsvTable t, ParseCsvTable(std::move(*text), path, {"creation_time", "deletion_time"}));
+  const int c_create = t.Column("creation_time"), c_delete = t.Column("deletion_time");
+  constexpr int64_t kMaxTime = int64_t{1} << 40;
   std::vector<double> out;
-  int64_t lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line == "\r") continue;
-    const std::vector<std::string> f = SplitCsv(line);
-    if (static_cast<int>(f.size()) != static_cast<int>(head.size())) {
-      return InvalidArgument(fmt::format("{}:{}: {} fields, the header has {}", path, lineno,
-                                         f.size(), head.size()));
-    }
-    int64_t a = 0, b = 0;
-    if (f[c_create].empty() || f[c_delete].empty()) continue;  // still running
-    if (!ParseInt(f[c_create], &a) || !ParseInt(f[c_delete], &b)) {
-      return InvalidArgument(fmt::format("{}:{}: creation_time / deletion_time not integers",
-                                         path, lineno));
-    }
-    if (a < 0 || b < 0) {
-      return InvalidArgument(fmt::format("{}:{}: negative time", path, lineno));
-    }
+  for (const CsvTable::Row& row : t.rows) {
+    if (row.fields[c_create].empty() || row.fields[c_delete].empty()) continue;  // running
+    FRUGAL_ASSIGN_OR_RETURN(int64_t a,
+                            ParseIntField(t, row, c_create, "creation_time", 0, kMaxTime));
+    FRUGAL_ASSIGN_OR_RETURN(int64_t b,
+                            ParseIntField(t, row, c_delete, "deletion_time", 0, kMaxTime));
     if (b > a) out.push_back(static_cast<double>(b - a));
   }
   if (out.empty()) return InvalidArgument(path + ": no pod with a positive lifetime");

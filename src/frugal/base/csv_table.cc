@@ -1,10 +1,10 @@
-#include "frugal/share/trace_csv.h"
+#include "frugal/base/csv_table.h"
 
 #include <charconv>
 
 #include "frugal/base/file_io.h"
 
-namespace frugal::share {
+namespace frugal {
 namespace {
 
 constexpr int64_t kMaxTraceBytes = int64_t{256} << 20;
@@ -40,10 +40,16 @@ int CsvTable::Column(std::string_view name) const {
 }
 
 Result<CsvTable> ReadCsvTable(const std::string& path, const std::vector<std::string>& required) {
+  FRUGAL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path, kMaxTraceBytes));
+  return ParseCsvTable(std::move(text), path, required);
+}
+
+Result<CsvTable> ParseCsvTable(std::string text, const std::string& path,
+                               const std::vector<std::string>& required) {
   CsvTable t;
   t.path = path;
-  FRUGAL_ASSIGN_OR_RETURN(t.text, ReadFileToString(path, kMaxTraceBytes));
-  const std::string_view all(t.text);
+  t.text = std::make_shared<const std::string>(std::move(text));
+  const std::string_view all(*t.text);
   if (const size_t nul = all.find('\0'); nul != std::string_view::npos) {
     int line = 1;
     for (size_t i = 0; i < nul; ++i) line += all[i] == '\n';
@@ -100,4 +106,4 @@ Result<int64_t> ParseIntField(const CsvTable& t, const CsvTable::Row& row, int c
   return v;
 }
 
-}  // namespace frugal::share
+}  // namespace frugal
