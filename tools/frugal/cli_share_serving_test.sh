@@ -73,6 +73,8 @@ expect_error 1 "no/such.csv" share workload --workload mixed --trace no/such.csv
 
 # Bad input: one line naming the file and the problem.
 expect_error 1 "jobs_malformed.json:4: malformed JSON" share plan $D/jobs_malformed.json --gpus 2
+echo '{"horizon_s": 7777777777777777777e755}' > "$TMP/overflow.json"
+expect_error 1 "overflow.json: malformed JSON" share plan "$TMP/overflow.json" --gpus 2
 expect_error 1 "\$.services[0].arrivals.rate_rps" share plan $D/jobs_negative_rate.json --gpus 2
 expect_error 1 "\$.training[0].duration_s" share simulate $D/jobs_negative_duration.json
 expect_error 1 "unknown model 'resnet5000'" share plan $D/jobs_unknown_model.json --gpus 2

@@ -170,6 +170,8 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
   } catch (const json::parse_error& e) {
     return InvalidArgument(fmt::format("{}:{}: malformed JSON (byte {})", path,
                                        LineOf(text, e.byte > 0 ? e.byte - 1 : 0), e.byte));
+  } catch (const json::exception& e) {  // e.g. a number out of range
+    return InvalidArgument(fmt::format("{}: malformed JSON ({})", path, e.what()));
   }
   Reader r(path);
   FRUGAL_RETURN_IF_ERROR(r.Keys(j, "$", {"format", "version", "horizon_s", "services", "training"}));
