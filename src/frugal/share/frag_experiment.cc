@@ -41,6 +41,7 @@ ShapeIndex IndexShapes(const std::vector<PodSpec>& pods) {
 
 struct CacheEntry {
   uint32_t version = 0;
+  uint32_t epoch = 0;
   NodeScore score;
 };
 
@@ -62,6 +63,11 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
   int64_t allocated = 0, arrived = 0;
   const double capacity = static_cast<double>(capacity_milli);
 
+  int64_t arrival_total = 0;
+  for (int i : arrivals) arrival_total += shapes.shapes[shapes.of_pod[i]].TotalGpuMilli();
+  uint32_t epoch = 1;
+  double next_observe = 0;
+
   FragRun run;
   run.seed = seed;
   size_t next_level = 0;
@@ -81,6 +87,10 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
            static_cast<double>(arrived + total) > levels[next_level] / 100.0 * capacity) {
       record();
       ++next_level;
+    }
+    if (static_cast<double>(arrived) >= next_observe) {
+      if (policy.Observe(ctx, state, arrival_total - arrived)) ++epoch;
+      while (next_observe <= static_cast<double>(arrived)) next_observe += kObserveStepPct / 100.0 * capacity;
     }
     arrived += total;
     ++run.pods;
@@ -102,9 +112,10 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
         NodeScore sc;
         if (policy.cacheable()) {
           CacheEntry& e = cache[n * num_shapes + shape_id];
-          if (e.version != s.version) {
+          if (e.version != s.version || e.epoch != epoch) {
             e.score = policy.Score(ctx, s, shape);
             e.version = s.version;
+            e.epoch = epoch;
           }
           sc = e.score;
         } else {

@@ -46,7 +46,18 @@ class PlacementPolicy {
   // True for a policy that picks a uniformly random fitting node; Score is
   // then called only for that node, to choose its GPUs.
   virtual bool random_node() const { return false; }
+  // Called before each arrival whose workload crosses a step of
+  // kObserveStepPct % of capacity: the cluster's nodes and the GPU-milli
+  // still expected to arrive. A policy whose scores change with them
+  // returns true; the scheduler then drops its cached scores.
+  virtual bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes,
+                       int64_t remaining_gpu_milli) {
+    (void)ctx, (void)nodes, (void)remaining_gpu_milli;
+    return false;
+  }
 };
+
+inline constexpr double kObserveStepPct = 5.0;
 
 // Kubernetes' score range, used by the policies FGD compared.
 inline constexpr int64_t kMaxNodeScore = 100;

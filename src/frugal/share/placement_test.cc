@@ -131,6 +131,24 @@ TEST(Gshare, TakesTheGpuLeavingLeastFragmentation) {
   EXPECT_EQ(s.gpus, GpuSet{0b100});
 }
 
+// Look-ahead: once no node has a fully free GPU, the whole-GPU shape leaves
+// gshare's target workload (weights renormalised), which changes its
+// score; observing the same cluster again changes nothing. FGD ignores it.
+TEST(Gshare, DropsShapesNoNodeCanHost) {
+  Fixture f;
+  auto g = std::move(MakePlacementPolicy("gshare")).value();
+  const std::vector<NodeState> nodes = {Node(64000, {500, 500}), Node(64000, {0, 700})};
+  const PodShape p{4000, 500, 1, 0};
+  // Blend frag 400 before, 200 after: sigmoid(0.2) = 0.5498.
+  EXPECT_EQ(g->Score(f.ctx, nodes[0], p).score, 54);
+  EXPECT_TRUE(g->Observe(f.ctx, nodes, 0));
+  // Weights 6/7, 0, 1/7: 142.9 before, 71.4 after, sigmoid(0.0714) = 0.5178.
+  EXPECT_EQ(g->Score(f.ctx, nodes[0], p).score, 51);
+  EXPECT_FALSE(g->Observe(f.ctx, nodes, 0));
+  auto fgd = std::move(MakePlacementPolicy("fgd")).value();
+  EXPECT_FALSE(fgd->Observe(f.ctx, nodes, 0));
+}
+
 TEST(Random, DrawsOnlyFittingGpus) {
   Fixture f;
   auto r = std::move(MakePlacementPolicy("random")).value();

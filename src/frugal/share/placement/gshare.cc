@@ -1,5 +1,5 @@
 // G-Share's packer (no interference data exists for Alibaba's pods, so it
-// only packs). Fragmentation gradient descent with two changes to FGD:
+// only packs). Fragmentation gradient descent with three changes to FGD:
 //  - Target workload: BlendTypicalPods (frag.h), FGD's popular shapes
 //    blended half and half with the whole trace distribution. FGD's 95 %
 //    cut drops every multi-GPU shape and most GPU-model constraints from
@@ -8,11 +8,17 @@
 //  - GPU choice inside a node: the fitting GPU that leaves the least
 //    (exact) fragmentation, ties to the least free GPU; FGD compares its
 //    rounded node scores and takes the first GPU among equals.
+//  - Look-ahead over the remaining pods (Observe): every 5 % of arrived
+//    workload, shapes of the target workload that no node can host any
+//    more get weight 0 and the rest are renormalised, so the score stops
+//    counting fragments against pods that can no longer be placed.
 // The node score keeps FGD's sigmoid rounded to 0..100 and the scheduler's
 // first-of-equals choice: measured, the exact delta scores worse (the
 // rounding makes small differences ties and the tie rule packs nodes in
 // list order). Valid for any trace: nothing depends on the seed or file.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "frugal/share/placement/policies.h"
 
@@ -26,7 +32,7 @@ int64_t SigmoidScore(double delta_milli) {
 class GsharePolicy final : public PlacementPolicy {
  public:
   NodeScore Score(ScoreContext& ctx, const NodeState& node, const PodShape& pod) override {
-    FragMemo& frag = ctx.blend_frag != nullptr ? *ctx.blend_frag : *ctx.frag;
+    FragMemo& frag = live_memo_ ? *live_memo_ : ctx.blend_frag != nullptr ? *ctx.blend_frag : *ctx.frag;
     const double before = frag.Frag(node);
     GpuSet gpus = 0;
     double after = 0;
@@ -49,6 +55,41 @@ class GsharePolicy final : public PlacementPolicy {
     }
     return {static_cast<double>(SigmoidScore(before - after)), gpus};
   }
+
+  // Look-ahead over the pods still to come: a shape that no node can host
+  // any more (too little CPU, no GPU of its model with room) cannot arrive
+  // and be placed, so it leaves the target workload; the rest are
+  // renormalised. Refreshed every kObserveStepPct % of arrived workload.
+  bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes,
+               int64_t remaining_gpu_milli) override {
+    (void)remaining_gpu_milli;
+    if (ctx.blend_frag == nullptr) return false;
+    std::vector<TypicalPod> next = ctx.blend_frag->typical();
+    double sum = 0;
+    for (TypicalPod& t : next) {
+      const PodShape& p = t.shape;
+      if (p.gpu_milli > 0) {
+        const bool hostable = std::any_of(nodes.begin(), nodes.end(), [&](const NodeState& n) {
+          return n.num_gpus > 0 && n.cpu_left >= p.cpu_milli && n.ModelAllowed(p.models) &&
+                 n.GpusCanHost(p);
+        });
+        if (!hostable) t.weight = 0;
+      }
+      sum += t.weight;
+    }
+    for (TypicalPod& t : next) t.weight = sum > 0 ? t.weight / sum : 0;
+    const bool same = live_memo_ && live_.size() == next.size() &&
+                      std::equal(live_.begin(), live_.end(), next.begin(),
+                                 [](const TypicalPod& x, const TypicalPod& y) { return x.weight == y.weight; });
+    if (same) return false;
+    live_ = std::move(next);
+    live_memo_ = std::make_unique<FragMemo>(&live_);
+    return true;
+  }
+
+ private:
+  std::vector<TypicalPod> live_;
+  std::unique_ptr<FragMemo> live_memo_;
 };
 
 }  // namespace
