@@ -63,8 +63,6 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
   int64_t allocated = 0, arrived = 0;
   const double capacity = static_cast<double>(capacity_milli);
 
-  int64_t arrival_total = 0;
-  for (int i : arrivals) arrival_total += shapes.shapes[shapes.of_pod[i]].TotalGpuMilli();
   uint32_t epoch = 1;
   double next_observe = 0;
 
@@ -89,7 +87,7 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
       ++next_level;
     }
     if (static_cast<double>(arrived) >= next_observe) {
-      if (policy.Observe(ctx, state, arrival_total - arrived)) ++epoch;
+      if (policy.Observe(ctx, state)) ++epoch;
       while (next_observe <= static_cast<double>(arrived)) next_observe += kObserveStepPct / 100.0 * capacity;
     }
     arrived += total;

@@ -47,12 +47,11 @@ class PlacementPolicy {
   // then called only for that node, to choose its GPUs.
   virtual bool random_node() const { return false; }
   // Called before each arrival whose workload crosses a step of
-  // kObserveStepPct % of capacity: the cluster's nodes and the GPU-milli
-  // still expected to arrive. A policy whose scores change with them
-  // returns true; the scheduler then drops its cached scores.
-  virtual bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes,
-                       int64_t remaining_gpu_milli) {
-    (void)ctx, (void)nodes, (void)remaining_gpu_milli;
+  // kObserveStepPct % of capacity, with the cluster's nodes. A policy whose
+  // scores change with them returns true; the scheduler then drops its
+  // cached scores.
+  virtual bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes) {
+    (void)ctx, (void)nodes;
     return false;
   }
 };

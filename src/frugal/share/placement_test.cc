@@ -141,12 +141,12 @@ TEST(Gshare, DropsShapesNoNodeCanHost) {
   const PodShape p{4000, 500, 1, 0};
   // Blend frag 400 before, 200 after: sigmoid(0.2) = 0.5498.
   EXPECT_EQ(g->Score(f.ctx, nodes[0], p).score, 54);
-  EXPECT_TRUE(g->Observe(f.ctx, nodes, 0));
+  EXPECT_TRUE(g->Observe(f.ctx, nodes));
   // Weights 6/7, 0, 1/7: 142.9 before, 71.4 after, sigmoid(0.0714) = 0.5178.
   EXPECT_EQ(g->Score(f.ctx, nodes[0], p).score, 51);
-  EXPECT_FALSE(g->Observe(f.ctx, nodes, 0));
+  EXPECT_FALSE(g->Observe(f.ctx, nodes));
   auto fgd = std::move(MakePlacementPolicy("fgd")).value();
-  EXPECT_FALSE(fgd->Observe(f.ctx, nodes, 0));
+  EXPECT_FALSE(fgd->Observe(f.ctx, nodes));
 }
 
 TEST(Random, DrawsOnlyFittingGpus) {

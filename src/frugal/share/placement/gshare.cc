@@ -60,9 +60,7 @@ class GsharePolicy final : public PlacementPolicy {
   // any more (too little CPU, no GPU of its model with room) cannot arrive
   // and be placed, so it leaves the target workload; the rest are
   // renormalised. Refreshed every kObserveStepPct % of arrived workload.
-  bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes,
-               int64_t remaining_gpu_milli) override {
-    (void)remaining_gpu_milli;
+  bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes) override {
     if (ctx.blend_frag == nullptr) return false;
     std::vector<TypicalPod> next = ctx.blend_frag->typical();
     double sum = 0;
