@@ -34,8 +34,13 @@ struct LoadedData {
   std::string kind;        // "gavel" or "lucid"
   bool published = false;  // the shared data set the published floors are for
   ColoDataset set;
+  Catalog gpus;  // catalog view keyed by the data's GPU names (DataGpus)
 };
 
+Result<Catalog> OpenCatalog(const InterferenceArgs& a);
+Result<Catalog> DataGpus(const Catalog& full);
+
+// The data set and the catalog GPUs it names.
 Result<LoadedData> LoadData(const InterferenceArgs& a) {
   LoadedData d;
   std::string path = a.data;
@@ -69,6 +74,8 @@ Result<LoadedData> LoadData(const InterferenceArgs& a) {
     return InvalidArgument(
         fmt::format("{}: no co-located pairs", d.set.source));
   }
+  FRUGAL_ASSIGN_OR_RETURN(Catalog full, OpenCatalog(a));
+  FRUGAL_ASSIGN_OR_RETURN(d.gpus, DataGpus(full));
   return d;
 }
 
@@ -107,15 +114,11 @@ Result<Catalog> DataGpus(const Catalog& full) {
 int RunFit(const InterferenceArgs& a) {
   Result<LoadedData> d = LoadData(a);
   if (!d.ok()) return ReportError(d.status());
-  Result<Catalog> full = OpenCatalog(a);
-  if (!full.ok()) return ReportError(full.status());
-  Result<Catalog> gpus = DataGpus(*full);
-  if (!gpus.ok()) return ReportError(gpus.status());
   const std::string source =
       fmt::format("frugal share interference fit --data {}{}: {}", a.data,
                   a.gpu.empty() ? "" : " --gpu " + a.gpu, d->set.source);
   Result<InterferenceModel> m =
-      InterferenceModel::Fit(d->set.samples, &*gpus, source, a.trees);
+      InterferenceModel::Fit(d->set.samples, &d->gpus, source, a.trees);
   if (!m.ok()) return ReportError(m.status());
   Status st = m->Save(a.out);
   if (!st.ok()) return ReportError(st);
@@ -142,17 +145,13 @@ int RunFit(const InterferenceArgs& a) {
 int RunEval(const InterferenceArgs& a) {
   Result<LoadedData> d = LoadData(a);
   if (!d.ok()) return ReportError(d.status());
-  Result<Catalog> full = OpenCatalog(a);
-  if (!full.ok()) return ReportError(full.status());
-  Result<Catalog> gpus = DataGpus(*full);
-  if (!gpus.ok()) return ReportError(gpus.status());
   EvalOptions o;
   std::string holdout =
       a.holdout.empty() ? (d->kind == "lucid" ? "model" : "family") : a.holdout;
   o.holdout = holdout == "model" ? Holdout::kModel : Holdout::kFamily;
   o.pool_gpus = !a.per_gpu;
   o.trees = a.trees;
-  Result<EvalResult> r = EvaluateHoldout(d->set.samples, &*gpus, o);
+  Result<EvalResult> r = EvaluateHoldout(d->set.samples, &d->gpus, o);
   if (!r.ok()) return ReportError(r.status());
 
   nlohmann::json rows = nlohmann::json::array();
