@@ -1,4 +1,5 @@
 #include "frugal/share/frag.h"
+#include "frugal/share/cluster_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +15,7 @@ PodSpec Pod(int64_t cpu, int num, int milli) {
   return p;
 }
 
-NodeState Node(int64_t cpu, std::initializer_list<int> left) {
-  NodeState s;
-  s.cpu_left = s.cpu_capacity = cpu;
-  s.memory_left = 1 << 20;
-  s.model = 1;
-  for (int l : left) s.gpu_left[s.num_gpus++] = static_cast<int16_t>(l);
-  return s;
-}
+using testing::Node;
 
 TEST(TypicalPods, MostPopularUntilThresholdThenRenormalised) {
   std::vector<PodSpec> pods;

@@ -4,18 +4,12 @@
 #include <set>
 
 #include "frugal/share/placement_registry.h"
+#include "frugal/share/cluster_test_util.h"
 
 namespace frugal::share {
 namespace {
 
-NodeState Node(int64_t cpu, std::initializer_list<int> left) {
-  NodeState s;
-  s.cpu_left = s.cpu_capacity = cpu;
-  s.memory_left = 1 << 20;
-  s.model = 1;
-  for (int l : left) s.gpu_left[s.num_gpus++] = static_cast<int16_t>(l);
-  return s;
-}
+using testing::Node;
 
 struct Fixture {
   std::vector<TypicalPod> typical = {{PodShape{4000, 500, 1, 0}, 0.6},
