@@ -11,7 +11,7 @@
 #include <set>
 
 #include "frugal/base/file_io.h"
-#include "frugal/cache/learner.h"
+#include "frugal/perf/gbdt.h"
 
 namespace frugal::share {
 
@@ -197,9 +197,9 @@ std::vector<float> PairFeatures(const ColoJob& self, const ColoJob& other,
 
 struct InterferenceModel::Trees {
   explicit Trees(const InterferenceOptions& o)
-      : gbdt(cache::GbdtOptions{o.trees, o.max_depth, o.learning_rate,
+      : gbdt(GbdtOptions{o.trees, o.max_depth, o.learning_rate,
                                 o.seed}) {}
-  cache::GbdtRegressor gbdt;
+  GbdtRegressor gbdt;
 };
 
 InterferenceModel::InterferenceModel() = default;

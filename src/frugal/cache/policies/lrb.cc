@@ -10,7 +10,7 @@
 #include <cmath>
 #include <deque>
 
-#include "frugal/cache/learner.h"
+#include "frugal/perf/gbdt.h"
 #include "frugal/cache/policies/policies.h"
 #include "frugal/cache/policies/resident_set.h"
 #include "frugal/cache/policies/resizing_policy.h"

@@ -48,7 +48,7 @@
 #include <deque>
 #include <limits>
 
-#include "frugal/cache/learner.h"
+#include "frugal/perf/gbdt.h"
 #include "frugal/cache/policies/cost_labeler.h"
 #include "frugal/cache/policies/path_features.h"
 #include "frugal/cache/policies/policies.h"

@@ -1,10 +1,10 @@
-#include "frugal/cache/learner.h"
+#include "frugal/perf/gbdt.h"
 
 #include <string>
 
 #include <xgboost/c_api.h>
 
-namespace frugal::cache {
+namespace frugal {
 namespace {
 
 Status XgbError(const char* what) {
@@ -72,4 +72,4 @@ float GbdtRegressor::Predict(const float* row, int cols) const {
   return out[0];
 }
 
-}  // namespace frugal::cache
+}  // namespace frugal

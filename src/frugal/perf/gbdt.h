@@ -1,16 +1,17 @@
 // A small gradient-boosted regression-tree learner over the XGBoost C API,
-// for the learned cache policies (lrb, smartcache). Dense float features,
+// for the learned cache policies (lrb, smartcache) and G-Share's
+// interference model. Dense float features,
 // one target; single-threaded and seeded, so fits are deterministic. One
 // instance per policy; not thread-safe (instances are independent).
-#ifndef FRUGAL_CACHE_LEARNER_H_
-#define FRUGAL_CACHE_LEARNER_H_
+#ifndef FRUGAL_PERF_GBDT_H_
+#define FRUGAL_PERF_GBDT_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "frugal/base/status.h"
 
-namespace frugal::cache {
+namespace frugal {
 
 struct GbdtOptions {
   int trees = 30;
@@ -38,6 +39,6 @@ class GbdtRegressor {
   void* booster_ = nullptr;
 };
 
-}  // namespace frugal::cache
+}  // namespace frugal
 
-#endif  // FRUGAL_CACHE_LEARNER_H_
+#endif  // FRUGAL_PERF_GBDT_H_
