@@ -80,6 +80,13 @@ expect_error 1 "\$.training[0].duration_s" share simulate $D/jobs_negative_durat
 expect_error 1 "unknown model 'resnet5000'" share plan $D/jobs_unknown_model.json --gpus 2
 expect_error 1 "service mobilenet: SLO" share simulate $D/jobs_impossible_slo.json
 expect_error 1 "unknown GPU" share plan $D/jobs_small.json --gpus 2 --gpu NOPE
+# A target flag no chosen policy reads is a usage error, not ignored.
+expect_error 2 "apply only to gshare and mig-static" share simulate $D/jobs_small.json \
+  --policy exclusive,gandiva-pack --min-speed 0.5
+expect_error 2 "apply only to gshare and mig-static" share plan $D/jobs_small.json --gpus 2 \
+  --policy exclusive --slo-headroom 0.8
+"$FRUGAL" share plan $D/jobs_small.json --gpus 2 --policy mig-static --min-speed 0.5 > /dev/null \
+  || fail "--min-speed with mig-static"
 expect_error 1 "unknown sharing policy 'nope'" share simulate $D/jobs_small.json --policy gshare,nope
 expect_error 1 "no_such.json" share plan $TMP/no_such.json --gpus 2
 expect_error 2 "JOBS.json or --workload" share simulate

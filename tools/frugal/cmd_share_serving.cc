@@ -32,6 +32,8 @@ struct CommonArgs {
   double training_per_hour = 9;
   double min_speed = 0.8;
   double headroom = 0.9;
+  const CLI::Option* min_speed_opt = nullptr;  // to tell a given flag from its default
+  const CLI::Option* headroom_opt = nullptr;
   std::string interference;  // fitted model file, "analytic", or "" (bundled)
   bool json = false;
 };
@@ -57,10 +59,10 @@ void AddCommon(CLI::App* c, CommonArgs* a, bool gen) {
 }
 
 void AddPlanning(CLI::App* c, CommonArgs* a) {
-  c->add_option("--min-speed", a->min_speed,
+  a->min_speed_opt = c->add_option("--min-speed", a->min_speed,
                 "gshare, mig-static: least co-located / alone speed of a training job")
       ->capture_default_str()->check(NumberIn(0, 1, true));
-  c->add_option("--slo-headroom", a->headroom,
+  a->headroom_opt = c->add_option("--slo-headroom", a->headroom,
                 "Plan services to predicted p99 <= this x SLO")
       ->capture_default_str()->check(NumberIn(0, 1, true));
   c->add_option("--interference", a->interference,
@@ -122,6 +124,18 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
   return e;
 }
 
+// --min-speed / --slo-headroom given for policies that never read them would
+// be silently ignored: a usage error instead.
+Status CheckTargetsApply(const CommonArgs& a, const std::vector<const SharingPolicy*>& policies) {
+  const bool given = a.min_speed_opt->count() > 0 || a.headroom_opt->count() > 0;
+  for (const SharingPolicy* p : policies) {
+    if (p->uses_targets()) return Status::Ok();
+  }
+  if (!given) return Status::Ok();
+  return InvalidArgument(std::string(kUsagePrefix) +
+                         "--min-speed and --slo-headroom apply only to gshare and mig-static");
+}
+
 Result<Planner> MakePlanner(const CommonArgs& a, Env* e) {
   PlannerOptions po;
   po.min_training_speed = a.min_speed;
@@ -171,6 +185,7 @@ int RunPlan(const PlanArgs& a) {
   if (!p.ok()) return ReportError(p.status());
   Result<std::unique_ptr<SharingPolicy>> pol = NewSharingPolicy(a.policy);
   if (!pol.ok()) return ReportError(pol.status());
+  if (Status s = CheckTargetsApply(a.c, {pol->get()}); !s.ok()) return ReportError(s);
   SharePlan plan = PlanWorkload(*p, **pol, a.gpus);
   if (a.c.json) {
     PrintJson(PlanToJson(plan));
@@ -254,12 +269,17 @@ int RunSimulate(const SimulateArgs& a) {
   so.max_gpus = a.gpus;
   const std::vector<std::vector<double>> arrivals = ServiceArrivals((*e)->w, a.c.seed);
   so.arrivals = &arrivals;
-  std::vector<SimResult> results;
+  std::vector<std::unique_ptr<SharingPolicy>> policies;
+  std::vector<const SharingPolicy*> chosen;
   for (const std::string& n : *names) {
     auto pol = NewSharingPolicy(n);
     if (!pol.ok()) return ReportError(pol.status());
-    results.push_back(SimulateCluster(*p, **pol, so));
+    chosen.push_back(pol->get());
+    policies.push_back(std::move(*pol));
   }
+  if (Status s = CheckTargetsApply(a.c, chosen); !s.ok()) return ReportError(s);
+  std::vector<SimResult> results;
+  for (const auto& pol : policies) results.push_back(SimulateCluster(*p, *pol, so));
   double excl = 0;
   for (const SimResult& r : results) {
     if (r.policy == "exclusive") excl = r.gpu_hours;

@@ -156,6 +156,9 @@ class SharingPolicy {
   virtual PlaceResult Place(int job, ClusterState* c, const Planner& p) = 0;
   // After `job` left (already removed from `c`).
   virtual void AfterDeparture(int /*job*/, ClusterState* /*c*/, const Planner& /*p*/) {}
+  // Whether placements honour PlannerOptions' targets (min_training_speed,
+  // slo_headroom); policies that place by request alone do not.
+  virtual bool uses_targets() const { return false; }
 };
 
 using SharingPolicyFactory = std::unique_ptr<SharingPolicy> (*)();

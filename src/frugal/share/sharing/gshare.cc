@@ -57,6 +57,7 @@ int BestShared(int job, const ClusterState& c, const Planner& p, int skip, Confi
 class Gshare final : public SharingPolicy {
  public:
   const char* name() const override { return "gshare"; }
+  bool uses_targets() const override { return true; }
 
   PlaceResult Place(int job, ClusterState* c, const Planner& p) override {
     Config cfg;

@@ -33,6 +33,7 @@ std::vector<int> LayoutOf(const std::vector<MigProfile>& mig) {
 class MigStatic final : public SharingPolicy {
  public:
   const char* name() const override { return "mig-static"; }
+  bool uses_targets() const override { return true; }
   PlaceResult Place(int job, ClusterState* c, const Planner& p) override {
     const auto& mig = p.mig_profiles();
     const std::vector<int> layout = LayoutOf(mig);
