@@ -41,6 +41,8 @@ expect_error 1 "lucid_missing/single_data.csv: no such file" share interference 
 "$FRUGAL" share interference fit --data "$TINY" >/dev/null 2>&1; [ $? -eq 2 ] || fail "fit without --out should exit 2"
 "$FRUGAL" share interference eval --data "$LUCID_TINY" --gpu k80 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--gpu with Lucid data should exit 2"
+"$FRUGAL" share interference eval --data "$LUCID_TINY" --per-gpu >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--per-gpu with Lucid data should exit 2"
 "$FRUGAL" share interference eval --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown flag should exit 2"
 "$FRUGAL" share interference eval --help >/dev/null 2>&1 || fail "--help should exit 0"
 

@@ -60,6 +60,10 @@ Result<LoadedData> LoadData(const InterferenceArgs& a) {
       return InvalidArgument(std::string(kUsagePrefix) +
                              "--gpu applies to Gavel data only");
     }
+    if (a.per_gpu) {
+      return InvalidArgument(std::string(kUsagePrefix) +
+                             "--per-gpu applies to Gavel data only (Lucid names no GPU)");
+    }
     if (a.data == "lucid" && !is_dir) {
       return NotFound(fmt::format(
           "{}: no such directory (Lucid's data is read from ../shared; "
