@@ -59,4 +59,32 @@ CLI::Validator IntIn(int64_t lo, int64_t hi) {
                std::to_string(hi));
 }
 
+// Prints rows under a header: the first `left` columns left-aligned (names),
+// the others right-aligned (figures).
+void PrintTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows,
+                size_t left) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += "  ";
+      if (c + 1 == row.size() && c < left) {
+        line += row[c];
+      } else {
+        line += c < left ? fmt::format("{:<{}}", row[c], width[c])
+                         : fmt::format("{:>{}}", row[c], width[c]);
+      }
+    }
+    fmt::print("{}\n", line);
+  };
+  print_row(header);
+  for (const auto& row : rows) print_row(row);
+}
+
 }  // namespace frugal::cli

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -35,6 +36,13 @@ int ReportUsage(const std::string& message);
 CLI::Validator NumberIn(double lo, double hi, bool lo_open = false);
 // The same for integer flags (the bounds print as integers).
 CLI::Validator IntIn(int64_t lo, int64_t hi);
+
+// Prints rows under a header to stdout, each column as wide as its widest
+// cell: the first `left` columns left-aligned (names), the others
+// right-aligned (figures).
+void PrintTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows,
+                size_t left = 1);
 
 // Prints a JSON document to stdout, indented, with a trailing newline.
 void PrintJson(const nlohmann::json& j);

@@ -27,29 +27,6 @@ std::string Num(const std::optional<T>& v, const char* spec = "{}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : "-";
 }
 
-// Prints rows under a header, each column as wide as its widest cell.
-void PrintTable(const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
-    }
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      // Names left-aligned, figures right-aligned.
-      line += c == 0 ? fmt::format("{:<{}}", row[c], width[c])
-                     : fmt::format("  {:>{}}", row[c], width[c]);
-    }
-    fmt::print("{}\n", line);
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
-}
-
 void PrintGpus(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const GpuSpec& g : c.gpus()) {

@@ -44,34 +44,6 @@ struct PerfArgs {
   bool json = false;
 };
 
-// Prints rows under a header: the first `left` columns left-aligned (names),
-// the others right-aligned (figures).
-void PrintTable(const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows,
-                size_t left) {
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) line += "  ";
-      if (c + 1 == row.size() && c < left) {
-        line += row[c];
-      } else {
-        line += c < left ? fmt::format("{:<{}}", row[c], width[c])
-                         : fmt::format("{:>{}}", row[c], width[c]);
-      }
-    }
-    fmt::print("{}\n", line);
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
-}
-
 Result<Catalog> OpenCatalog(const PerfArgs& a) {
   return LoadCatalog(a.catalog.empty() ? DefaultCatalogPath() : a.catalog);
 }
@@ -394,7 +366,7 @@ int RunQuery(const PerfArgs& a) {
 void AddCommon(CLI::App* cmd, PerfArgs* a) {
   cmd->add_option("--data", a->data,
                   "Timing CSV or folder of CSVs (default: "
-                  "../shared/data/perf/neusight-op-timings)");
+                  "../shared/data/perf: both NeuSight op-timing folders)");
   cmd->add_option("--catalog", a->catalog,
                   "GPU catalog (default: data/catalog)");
   cmd->add_option("--seed", a->seed, "Seed for subsampling, splits and trees")
@@ -491,6 +463,8 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
                     "GPU catalog (default: data/catalog)");
   query->add_flag("--json", args->json, "JSON output");
   query->callback([args, exit_code] { *exit_code = RunQuery(*args); });
+
+  AddPerfScore(sub, exit_code);
 }
 
 }  // namespace frugal::cli

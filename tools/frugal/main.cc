@@ -14,7 +14,7 @@ constexpr RegistryRow<VerbSetup> kVerbs[] = {
     {"graph", "Inspect and convert operator graphs (ONNX, HF config, JSON)",
      &SetupGraph},
     {"catalog", "List the GPU and cloud-instance catalog", &SetupCatalog},
-    {"perf", "Per-op time models: list, train, eval, calibrate, query (Ceer)", &SetupPerf},
+    {"perf", "Per-op time models: list, train, eval, score, calibrate, query (Ceer)", &SetupPerf},
     {"predict", "Predict a model's iteration time on N GPUs (Ceer)", &SetupPredict},
     {"advise", "Choose the GPU, count and cloud instance for a job (Ceer)", &SetupAdvise},
     {"profile", "Measure op latencies on this machine's CPU or GPU (Ceer)", &SetupProfile},

@@ -14,6 +14,8 @@ using VerbSetup = void (*)(CLI::App& sub, int* exit_code);
 void SetupGraph(CLI::App& sub, int* exit_code);
 void SetupCatalog(CLI::App& sub, int* exit_code);
 void SetupPerf(CLI::App& sub, int* exit_code);
+// `perf score`, added by SetupPerf (cmd_perf_score.cc).
+void AddPerfScore(CLI::App& perf, int* exit_code);
 void SetupProfile(CLI::App& sub, int* exit_code);
 void SetupPredict(CLI::App& sub, int* exit_code);
 void SetupAdvise(CLI::App& sub, int* exit_code);

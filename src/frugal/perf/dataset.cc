@@ -27,6 +27,8 @@ constexpr PerfOpRow kPerfOps[] = {
     {PerfOp::kMul, "mul"},      {PerfOp::kDiv, "div"},
     {PerfOp::kPow, "pow"},      {PerfOp::kRelu, "relu"},
     {PerfOp::kGelu, "gelu"},    {PerfOp::kTanh, "tanh"},
+    {PerfOp::kAddScalar, "addu"}, {PerfOp::kMulScalar, "mulu"},
+    {PerfOp::kDivScalar, "divu"}, {PerfOp::kPowScalar, "powu"},
 };
 
 std::string Lower(std::string_view s) {
@@ -230,6 +232,7 @@ std::vector<std::string> Dataset::Devices() const {
 Result<Dataset> LoadTimingCsv(const std::string& path) {
   FRUGAL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   Dataset data;
+  data.files.push_back(path);
   std::vector<std::string> fields;
   std::map<std::string, int> index;  // lower-case column name -> position
   size_t ncols = 0;
@@ -270,6 +273,7 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
           fmt::format("{} fields, header has {}", fields.size(), ncols));
     }
     OpSample s;
+    s.line = line_no;
     if (!ParsePerfOp(fields[col_op], &s.shape.op)) {
       return error(fmt::format("unknown OPName '{}'", Trim(fields[col_op])));
     }
@@ -343,16 +347,26 @@ Result<Dataset> LoadTimingData(const std::string& path) {
   Dataset all;
   for (const auto& f : files) {
     FRUGAL_ASSIGN_OR_RETURN(Dataset d, LoadTimingCsv(f));
-    all.samples.insert(all.samples.end(),
-                       std::make_move_iterator(d.samples.begin()),
-                       std::make_move_iterator(d.samples.end()));
+    const auto file = static_cast<int32_t>(all.files.size());
+    all.files.push_back(f);
+    for (OpSample& s : d.samples) {
+      s.file = file;
+      all.samples.push_back(std::move(s));
+    }
   }
   return all;
 }
 
 std::string DefaultTimingDataPath() {
   if (const char* p = std::getenv("FRUGAL_PERF_DATA"); p && *p) return p;
-  return std::string(FRUGAL_SHARED_DATA) + "/perf/neusight-op-timings";
+  return std::string(FRUGAL_SHARED_DATA) + "/perf";
+}
+
+std::string Dataset::Where(const OpSample& s) const {
+  const std::string& f = s.file >= 0 && static_cast<size_t>(s.file) < files.size()
+                             ? files[static_cast<size_t>(s.file)]
+                             : std::string("<data>");
+  return fmt::format("{}:{}", f, s.line);
 }
 
 std::vector<size_t> ShuffledIndices(size_t n, uint64_t seed) {

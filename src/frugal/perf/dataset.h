@@ -32,8 +32,14 @@ enum class PerfOp {
   kRelu,
   kGelu,
   kTanh,
+  // Binary ops with a scalar second operand (x + 2, x * s, ...): one tensor
+  // read, one written. CSV `addu`, `mulu`, `divu`, `powu`.
+  kAddScalar,
+  kMulScalar,
+  kDivScalar,
+  kPowScalar,
 };
-inline constexpr int kNumPerfOps = 12;
+inline constexpr int kNumPerfOps = 16;
 
 // "conv", "linear", "bmm", "softmax", "ln", "add", ...; the CSV spelling.
 const char* PerfOpName(PerfOp op);
@@ -50,7 +56,8 @@ const std::vector<PerfOp>& AllPerfOps();
 //  linear:  out[m, n] = in[m, k] · w[k, n]   (b = 1)
 //  bmm:     out[b, m, n] = a[b, m, k] · c[b, k, n]
 //  softmax, ln: b rows of length h (normalised over h).
-//  add, mul, div, pow: two [b, h] tensors in, one out; relu, gelu, tanh: one.
+//  add, mul, div, pow: two [b, h] tensors in, one out; relu, gelu, tanh and
+//           the scalar forms addu, mulu, divu, powu: one.
 struct OpShape {
   PerfOp op = PerfOp::kAdd;
   int64_t b = 1;
@@ -73,12 +80,17 @@ struct OpSample {
   OpShape shape;
   std::string device;  // as the CSV's Device column spells it
   double latency_ms = 0;
+  int32_t file = 0;  // index into Dataset::files
+  int32_t line = 0;  // 1-based line of the row in that file
 };
 
 struct Dataset {
   std::vector<OpSample> samples;
+  std::vector<std::string> files;  // the CSVs the samples came from
   // Distinct devices, in order of first appearance.
   std::vector<std::string> Devices() const;
+  // "PATH:LINE" of a sample, for error messages.
+  std::string Where(const OpSample& s) const;
 };
 
 // Reads one timing CSV. Errors are InvalidArgument "PATH:LINE: problem" for a
@@ -92,8 +104,9 @@ Result<Dataset> LoadTimingCsv(const std::string& path);
 // error stops the load.
 Result<Dataset> LoadTimingData(const std::string& path);
 
-// $FRUGAL_PERF_DATA if set, else the shared NeuSight op timings
-// (FRUGAL_SHARED_DATA/perf/neusight-op-timings).
+// $FRUGAL_PERF_DATA if set, else the shared op timings folder
+// (FRUGAL_SHARED_DATA/perf: NeuSight's random shapes in neusight-op-timings
+// and the transformer-layer shapes in neusight-op-timings-test).
 std::string DefaultTimingDataPath();
 
 // Indices 0..n-1 in a seeded random order (Fisher-Yates).

@@ -59,6 +59,7 @@ double ElementwiseFlops(PerfOp op) {
     case PerfOp::kTanh:
       return 5;
     case PerfOp::kPow:
+    case PerfOp::kPowScalar:
       return 4;
     default:
       return 1;
@@ -130,6 +131,28 @@ std::optional<PerfOp> ElementwiseOp(OpKind kind) {
       return PerfOp::kTanh;
     default:
       return std::nullopt;
+  }
+}
+
+// x + 2, x * scale, ...: a binary op one of whose operands is a scalar
+// (one element) reads one tensor, not two.
+bool HasScalarOperand(const Op& op) {
+  if (op.inputs.size() != 2) return false;
+  return Elems(op.inputs[0]) == 1 || Elems(op.inputs[1]) == 1;
+}
+
+PerfOp ScalarForm(PerfOp op) {
+  switch (op) {
+    case PerfOp::kAdd:
+      return PerfOp::kAddScalar;
+    case PerfOp::kMul:
+      return PerfOp::kMulScalar;
+    case PerfOp::kDiv:
+      return PerfOp::kDivScalar;
+    case PerfOp::kPow:
+      return PerfOp::kPowScalar;
+    default:
+      return op;
   }
 }
 
@@ -478,7 +501,7 @@ OpQuery QueryForOp(const Op& op) {
       }
       auto [rows, cols] = RowsCols(op.outputs[0]);
       OpShape s;
-      s.op = *e;
+      s.op = HasScalarOperand(op) ? ScalarForm(*e) : *e;
       s.b = rows;
       s.h = cols;
       q = WithShape(s, PerfOpName(s.op));

@@ -63,8 +63,12 @@ Result<std::vector<TrainRow>> ResolveRows(const Dataset& data,
   for (const auto& s : data.samples) {
     auto it = cache.find(s.device);
     if (it == cache.end()) {
-      FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* g, catalog.LookupGpu(s.device));
-      it = cache.emplace(s.device, g).first;
+      Result<const GpuSpec*> g = catalog.LookupGpu(s.device);
+      if (!g.ok()) {
+        return data.files.empty() ? g.status()
+                                  : g.status().WithPrefix(data.Where(s));
+      }
+      it = cache.emplace(s.device, *g).first;
     }
     rows.push_back(TrainRow{s.shape, it->second, s.latency_ms});
   }

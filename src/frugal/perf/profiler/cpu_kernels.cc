@@ -86,6 +86,10 @@ void Elementwise(PerfOp op, const float* a, const float* b, float* y, int64_t n)
     case PerfOp::kPow: for (int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], b[i]); break;
     case PerfOp::kRelu: for (int64_t i = 0; i < n; ++i) y[i] = std::max(a[i], 0.0f); break;
     case PerfOp::kTanh: for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(a[i]); break;
+    case PerfOp::kAddScalar: for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[0]; break;
+    case PerfOp::kMulScalar: for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[0]; break;
+    case PerfOp::kDivScalar: for (int64_t i = 0; i < n; ++i) y[i] = a[i] / b[0]; break;
+    case PerfOp::kPowScalar: for (int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], b[0]); break;
     case PerfOp::kGelu:
       for (int64_t i = 0; i < n; ++i) {
         y[i] = 0.5f * a[i] * (1.0f + std::erf(a[i] * 0.70710678f));
