@@ -1,0 +1,221 @@
+#include "frugal/perf/boosters.h"
+
+#include <fmt/format.h>
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frugal/base/stats.h"
+
+namespace frugal {
+namespace {
+
+Status XgbError(const char* what) {
+  return Internal(fmt::format("xgboost: {}: {}", what, XGBGetLastError()));
+}
+
+#define FRUGAL_XGB(call, what)              \
+  do {                                      \
+    if ((call) != 0) return XgbError(what); \
+  } while (0)
+
+// Owns a DMatrix handle.
+class Matrix {
+ public:
+  ~Matrix() {
+    if (h_) XGDMatrixFree(h_);
+  }
+  DMatrixHandle* out() { return &h_; }
+  DMatrixHandle get() const { return h_; }
+
+ private:
+  DMatrixHandle h_ = nullptr;
+};
+
+class Booster {
+ public:
+  Booster() = default;
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+  ~Booster() {
+    if (h_) XGBoosterFree(h_);
+  }
+  BoosterHandle* out() { return &h_; }
+  BoosterHandle get() const { return h_; }
+
+ private:
+  BoosterHandle h_ = nullptr;
+};
+
+}  // namespace
+
+struct OpBoosters::Impl {
+  std::map<PerfOp, std::unique_ptr<Booster>> boosters;
+  std::mutex mu;  // XGBoost prediction on one booster is serialised
+};
+
+OpBoosters::OpBoosters() : impl_(std::make_unique<Impl>()) {}
+OpBoosters::~OpBoosters() = default;
+void OpBoosters::Clear() { impl_->boosters.clear(); }
+bool OpBoosters::empty() const { return impl_->boosters.empty(); }
+bool OpBoosters::Has(PerfOp op) const { return impl_->boosters.count(op) > 0; }
+
+Status OpBoosters::Fit(PerfOp op, const std::vector<float>& x, size_t cols,
+                       const std::vector<float>& y,
+                       const TrainOptions& options) {
+  const int threads = std::max(1, options.threads);
+  Matrix m;
+  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(x.data(), y.size(), cols, NAN, m.out(),
+                                        threads),
+             "creating training matrix");
+  FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
+             "setting labels");
+  auto b = std::make_unique<Booster>();
+  DMatrixHandle mats[] = {m.get()};
+  FRUGAL_XGB(XGBoosterCreate(mats, 1, b->out()), "creating booster");
+  const std::pair<const char*, std::string> params[] = {
+      {"tree_method", "hist"},
+      {"objective", "reg:squarederror"},
+      {"max_depth", std::to_string(options.max_depth)},
+      {"eta", fmt::format("{}", options.eta)},
+      {"subsample", "0.8"},
+      {"colsample_bytree", "0.8"},
+      {"min_child_weight", "2"},
+      {"max_bin", "256"},
+      {"seed", std::to_string(options.seed)},
+      {"nthread", std::to_string(threads)},
+      {"verbosity", "0"},
+  };
+  for (const auto& [k, v] : params) {
+    FRUGAL_XGB(XGBoosterSetParam(b->get(), k, v.c_str()), "setting parameters");
+  }
+  for (int it = 0; it < options.rounds; ++it) {
+    FRUGAL_XGB(XGBoosterUpdateOneIter(b->get(), it, m.get()), "training");
+  }
+  impl_->boosters[op] = std::move(b);
+  return Status::Ok();
+}
+
+Result<std::vector<float>> OpBoosters::Predict(const char* model, PerfOp op,
+                                               const std::vector<float>& x,
+                                               size_t cols) const {
+  auto b = impl_->boosters.find(op);
+  if (b == impl_->boosters.end()) {
+    return NotFound(
+        fmt::format("{} model was not trained on {}", model, PerfOpName(op)));
+  }
+  const size_t rows = cols ? x.size() / cols : 0;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Matrix m;
+  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(x.data(), rows, cols, NAN, m.out(), 1),
+             "creating prediction matrix");
+  bst_ulong len = 0;
+  const float* pred = nullptr;
+  FRUGAL_XGB(XGBoosterPredict(b->second->get(), m.get(), 0, 0, 0, &len, &pred),
+             "predicting");
+  if (len != rows) return Internal("xgboost: wrong prediction count");
+  return std::vector<float>(pred, pred + len);
+}
+
+nlohmann::json OpBoosters::ToJson(bool binary) const {
+  nlohmann::json boosters = nlohmann::json::object();
+  for (const auto& [op, b] : impl_->boosters) {
+    bst_ulong len = 0;
+    const char* buf = nullptr;
+    const char* config =
+        binary ? R"({"format": "ubj"})" : R"({"format": "json"})";
+    if (XGBoosterSaveModelToBuffer(b->get(), config, &len, &buf) != 0) continue;
+    if (binary) {
+      boosters[PerfOpName(op)] = nlohmann::json::binary(
+          std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(buf),
+                               reinterpret_cast<const uint8_t*>(buf) + len));
+    } else {
+      boosters[PerfOpName(op)] = nlohmann::json::parse(std::string(buf, len));
+    }
+  }
+  return boosters;
+}
+
+Status OpBoosters::FromJson(const char* model, const nlohmann::json& j) {
+  Clear();
+  if (!j.is_object() || j.empty())
+    return InvalidArgument(fmt::format("{}: state has no boosters", model));
+  for (const auto& [name, blob] : j.items()) {
+    PerfOp op;
+    if (!ParsePerfOp(name, &op))
+      return InvalidArgument(fmt::format("{}: unknown op '{}'", model, name));
+    std::string bytes;
+    if (blob.is_binary()) {
+      bytes.assign(blob.get_binary().begin(), blob.get_binary().end());
+    } else if (blob.is_object()) {
+      bytes = blob.dump();
+    } else if (blob.is_array()) {  // UBJSON readers may give bytes as numbers
+      for (const auto& v : blob) bytes.push_back(static_cast<char>(v.get<int>()));
+    } else {
+      return InvalidArgument(
+          fmt::format("{}: booster '{}' is not a model", model, name));
+    }
+    auto b = std::make_unique<Booster>();
+    FRUGAL_XGB(XGBoosterCreate(nullptr, 0, b->out()), "creating booster");
+    FRUGAL_XGB(XGBoosterLoadModelFromBuffer(b->get(), bytes.data(), bytes.size()),
+               "loading booster");
+    // One thread: predictions come in small batches, where OpenMP's
+    // spinning workers cost more than they give on a busy host.
+    FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread", "1"), "setting threads");
+    impl_->boosters[op] = std::move(b);
+  }
+  return Status::Ok();
+}
+
+void LatencyFloors::Fit(const std::vector<TrainRow>& rows) {
+  by_gpu_.clear();
+  default_.clear();
+  std::map<std::pair<PerfOp, std::string>, std::vector<double>> lat;
+  for (const auto& r : rows) lat[{r.shape.op, r.gpu->name}].push_back(r.latency_ms);
+  std::map<PerfOp, std::vector<double>> per_op;
+  for (auto& [key, v] : lat) {
+    std::sort(v.begin(), v.end());
+    const double f = v[static_cast<size_t>(0.02 * static_cast<double>(v.size() - 1))];
+    by_gpu_[key.first][key.second] = f;
+    per_op[key.first].push_back(f);
+  }
+  for (const auto& [op, v] : per_op) default_[op] = Median(v);
+}
+
+double LatencyFloors::For(PerfOp op, const std::string& gpu) const {
+  auto it = by_gpu_.find(op);
+  if (it != by_gpu_.end()) {
+    auto g = it->second.find(gpu);
+    if (g != it->second.end()) return g->second;
+  }
+  auto d = default_.find(op);
+  return d == default_.end() ? kLaunchOverheadMs : d->second;
+}
+
+nlohmann::json LatencyFloors::ToJson() const {
+  nlohmann::json floors = nlohmann::json::object();
+  for (const auto& [op, by_gpu] : by_gpu_) {
+    floors[PerfOpName(op)] = {{"gpus", by_gpu}, {"default", default_.at(op)}};
+  }
+  return floors;
+}
+
+Status LatencyFloors::FromJson(const char* model, const nlohmann::json& j) {
+  by_gpu_.clear();
+  default_.clear();
+  try {
+    for (const auto& [name, f] : j.items()) {
+      PerfOp op;
+      if (!ParsePerfOp(name, &op))
+        return InvalidArgument(fmt::format("{}: unknown op '{}'", model, name));
+      default_[op] = f.at("default").get<double>();
+      by_gpu_[op] = f.at("gpus").get<std::map<std::string, double>>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidArgument(fmt::format("{}: malformed floors: {}", model, e.what()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace frugal

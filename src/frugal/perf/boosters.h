@@ -1,0 +1,70 @@
+// Internal to perf: the parts the tree-based op-time models (learned.cc,
+// efficiency.cc) share — one XGBoost booster per op type, and the measured
+// latency floor per (op type, GPU). Not thread-safe to train; Predict is
+// serialised internally, so a trained set may be used from many threads.
+#ifndef FRUGAL_PERF_BOOSTERS_H_
+#define FRUGAL_PERF_BOOSTERS_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "frugal/base/status.h"
+#include "frugal/perf/dataset.h"
+#include "frugal/perf/op_time_model.h"
+
+namespace frugal {
+
+// One regression booster per op type over dense float features.
+class OpBoosters {
+ public:
+  OpBoosters();
+  ~OpBoosters();
+  OpBoosters(const OpBoosters&) = delete;
+  OpBoosters& operator=(const OpBoosters&) = delete;
+
+  void Clear();
+  bool empty() const;
+  bool Has(PerfOp op) const;
+  // Fits the booster of `op` to rows of `cols` features `x` (row major; NaN =
+  // missing) and targets `y` (squared error, `hist`, options' rounds, depth,
+  // eta, seed and threads; subsample and column sample 0.8).
+  Status Fit(PerfOp op, const std::vector<float>& x, size_t cols,
+             const std::vector<float>& y, const TrainOptions& options);
+  // Predictions for rows of `cols` features. NotFound "<model> model was
+  // not trained on <op>" when `op` has no booster.
+  Result<std::vector<float>> Predict(const char* model, PerfOp op,
+                                     const std::vector<float>& x,
+                                     size_t cols) const;
+  // {op: XGBoost model (UBJ bytes when binary, else XGBoost JSON)}.
+  nlohmann::json ToJson(bool binary) const;
+  // `model` names the owner in errors.
+  Status FromJson(const char* model, const nlohmann::json& j);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The latency below which an op type does not go on a GPU: the 2nd
+// percentile of its measurements (launch and timing overhead). GPUs the
+// floors were not measured on get the median over the measured ones.
+class LatencyFloors {
+ public:
+  void Fit(const std::vector<TrainRow>& rows);
+  double For(PerfOp op, const std::string& gpu) const;
+  bool Has(PerfOp op) const { return default_.count(op) > 0; }
+  nlohmann::json ToJson() const;
+  Status FromJson(const char* model, const nlohmann::json& j);
+
+ private:
+  std::map<PerfOp, std::map<std::string, double>> by_gpu_;  // ms
+  std::map<PerfOp, double> default_;                        // ms
+};
+
+}  // namespace frugal
+
+#endif  // FRUGAL_PERF_BOOSTERS_H_
