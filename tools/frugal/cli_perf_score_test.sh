@@ -144,13 +144,23 @@ grep -q "scored $rows_in rows" "$TMP/table.txt" || fail "table footer"
 [ "$(wc -l <"$TMP/pred.csv")" -eq $((rows_in + 1)) ] || fail "--out: $(wc -l <"$TMP/pred.csv") lines"
 head -1 "$TMP/pred.csv" | grep -q "^file,line,OPName,Device,gpu,shape,Latency,predicted_ms,ape_pct$" ||
   fail "--out header: $(head -1 "$TMP/pred.csv")"
-sed -n 2p "$TMP/pred.csv" | grep -q "elementwise.csv\",2,add,\"Tesla T4\",T4," ||
+sed -n 2p "$TMP/pred.csv" | grep -q "elementwise.csv\",2,add,\"Tesla T4\",\"T4\"," ||
   fail "--out first row: $(sed -n 2p "$TMP/pred.csv")"
 tail -1 "$TMP/pred.csv" | grep -q "linear.csv\",16,linear," || fail "--out last row: $(tail -1 "$TMP/pred.csv")"
 python3 - "$TMP/pred.csv" <<'EOF' || fail "--out is not a well-formed CSV with predictions"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert all(float(r["predicted_ms"]) > 0 and float(r["ape_pct"]) >= 0 for r in rows), rows[0]
+EOF
+# A path with a quote and a comma stays one well-formed CSV field.
+mkdir -p "$TMP/odd\"dir,x"
+cp "$TMP/data/sub/linear.csv" "$TMP/odd\"dir,x/l.csv"
+"$FRUGAL" perf score --perf-model roofline --data "$TMP/odd\"dir,x" --out "$TMP/odd.csv" >/dev/null ||
+  fail "score --out, odd path"
+python3 - "$TMP/odd.csv" "$TMP/odd\"dir,x/l.csv" <<'EOF' || fail "--out: odd path not quoted: $(sed -n 2p "$TMP/odd.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 15 and all(r["file"] == sys.argv[2] for r in rows), rows[0]
 EOF
 
 # Uncovered groups: ceer trained on T4 add rows prices neither V100 nor relu;
