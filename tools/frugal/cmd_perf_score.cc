@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli_util.h"
@@ -28,6 +29,13 @@ struct ScoreArgs {
   bool json = false;
 };
 
+// A CSV field in double quotes, inner quotes doubled (RFC 4180).
+std::string Quoted(std::string_view s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + '"';
+}
+
 // The input rows with the resolved GPU and the prediction, as CSV.
 std::string PredictionsCsv(const Dataset& data, const ScoreResult& r) {
   std::string csv =
@@ -37,10 +45,11 @@ std::string PredictionsCsv(const Dataset& data, const ScoreResult& r) {
     const double p = r.predicted_ms[i];
     const bool priced = std::isfinite(p);
     csv += fmt::format(
-        "\"{}\",{},{},\"{}\",{},\"{}\",{:.6g},{},{}\n",
-        data.files.empty() ? "" : data.files[static_cast<size_t>(s.file)],
-        s.line, PerfOpName(s.shape.op), s.device, r.gpu[i],
-        s.shape.ToString(), s.latency_ms,
+        "{},{},{},{},{},{},{:.6g},{},{}\n",
+        Quoted(data.files.empty() ? ""
+                                  : data.files[static_cast<size_t>(s.file)]),
+        s.line, PerfOpName(s.shape.op), Quoted(s.device), Quoted(r.gpu[i]),
+        Quoted(s.shape.ToString()), s.latency_ms,
         priced ? fmt::format("{:.6g}", p) : "",
         priced ? fmt::format("{:.3f}", 100 * std::abs(p - s.latency_ms) /
                                            s.latency_ms)

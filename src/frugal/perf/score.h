@@ -55,7 +55,7 @@ Result<ScoreResult> ScoreOpTimeModel(const OpTimeModel& model,
                                      const Dataset& data,
                                      const Catalog& catalog);
 
-// {"rows": [...], "uncovered": [...], "priced": N, "uncovered_rows": N}.
+// {"rows": [...], "uncovered": [...], "priced_rows": N, "uncovered_rows": N}.
 nlohmann::json ScoreResultToJson(const ScoreResult& result);
 
 }  // namespace frugal
