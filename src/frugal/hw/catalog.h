@@ -50,6 +50,9 @@ struct GpuSpec {
   std::string vendor;        // "nvidia"
   std::string architecture;  // "ampere"
   std::string form_factor;   // "pcie", "sxm4", ...; empty when not stated
+  // "GDDR5", "GDDR6", "HBM2", "HBM2e", "HBM3", "HBM3e", ...; empty when not
+  // stated.
+  std::string memory_type;
   std::vector<std::string> aliases;  // other spellings, e.g. nvidia-smi names
   // Family names that are ambiguous ("A100" is four parts) and resolve to
   // this GPU, the variant clouds rent most, with a note naming the others.

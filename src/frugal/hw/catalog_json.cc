@@ -221,6 +221,12 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.String("vendor", true, &g.vendor));
   FRUGAL_RETURN_IF_ERROR(r.String("architecture", true, &g.architecture));
   FRUGAL_RETURN_IF_ERROR(r.String("form_factor", false, &g.form_factor));
+  FRUGAL_RETURN_IF_ERROR(r.String("memory_type", false, &g.memory_type));
+  if (!g.memory_type.empty() && g.memory_type.rfind("GDDR", 0) != 0 &&
+      g.memory_type.rfind("HBM", 0) != 0) {
+    return InvalidArgument(where + ": memory_type '" + g.memory_type +
+                           "' is neither GDDR* nor HBM*");
+  }
   FRUGAL_RETURN_IF_ERROR(r.StringList("aliases", &g.aliases));
   FRUGAL_RETURN_IF_ERROR(r.StringList("default_for", &g.default_for));
   FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_gib", &g.mem_gib));
@@ -385,6 +391,8 @@ json GpuToJson(const GpuSpec& g) {
   j["name"] = g.name;
   j["vendor"] = g.vendor;
   j["architecture"] = g.architecture;
+  j["memory_type"] =
+      g.memory_type.empty() ? json(nullptr) : json(g.memory_type);
   j["form_factor"] =
       g.form_factor.empty() ? json(nullptr) : json(g.form_factor);
   j["aliases"] = g.aliases;

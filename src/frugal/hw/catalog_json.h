@@ -19,6 +19,7 @@ namespace frugal {
 inline constexpr const char* kGpuFigureFields[] = {"architecture",
                                                    "mem_gib",
                                                    "mem_bw_gbps",
+                                                   "memory_type",
                                                    "fp32_tflops",
                                                    "fp16_tensor_tflops",
                                                    "bf16_tensor_tflops",

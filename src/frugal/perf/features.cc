@@ -301,6 +301,8 @@ Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
                    : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
   f.l2_bytes = gpu.l2_mib ? *gpu.l2_mib * 1024 * 1024 : 0;
   f.tdp_w = gpu.tdp_w ? *gpu.tdp_w : 0;
+  f.architecture = gpu.architecture;
+  f.memory_type = gpu.memory_type;
   return f;
 }
 
@@ -442,6 +444,99 @@ std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
   const bool heavy = IsHeavyPerfOp(s.op) && gpu.tdp_w > 0;
   f.push_back(heavy ? L2(gpu.tdp_w) : nan);
   f.push_back(heavy ? L2(gpu.peak_flops / gpu.tdp_w) : nan);
+  return std::vector<float>(f.begin(), f.end());
+}
+
+namespace {
+
+// cuBLAS / cuDNN FP32 tile shapes (rows x cols of the output) and how many
+// of each one SM runs at once.
+struct Tile {
+  double m, n, per_sm;
+  const char* name;
+};
+constexpr Tile kTiles[] = {{64, 64, 4, "64x64"},
+                           {128, 64, 2, "128x64"},
+                           {128, 128, 1, "128x128"},
+                           {256, 128, 1, "256x128"}};
+
+}  // namespace
+
+const std::vector<std::string>& EfficiencyFeatureNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {
+        "log2_sustained_roofline_us", "log2_sustained_compute_us",
+        "log2_sustained_memory_us",   "log2_flops",
+        "log2_bytes",                 "log2_intensity",
+        "log2_intensity_over_sustained_ridge",
+        "log2_bytes_over_l2",         "fits_l2",
+        "log2_b",                     "log2_gemm_m",
+        "log2_gemm_n",                "log2_gemm_k",
+        "kernel",                     "stride",
+        "padding",                    "log2_image",
+        "log2_out_size"};
+    for (const Tile& t : kTiles) {
+      n.push_back(std::string("log2_waves_") + t.name);
+      n.push_back(std::string("last_wave_fill_") + t.name);
+      n.push_back(std::string("tile_eff_") + t.name);
+    }
+    n.insert(n.end(), {"align4_k", "align4_n", "log2_elems_per_sm",
+                       "log2_blocks512_per_sm", "log2_rows_per_sm"});
+    return n;
+  }();
+  return names;
+}
+
+std::vector<float> EfficiencyFeatures(const OpShape& s, const GpuFeatures& gpu,
+                                      const SustainedRates& rates) {
+  const OpWork w = WorkOf(s);
+  const Gemm g = GemmOf(s);
+  const double compute_us = 1e6 * w.flops / rates.flops;
+  const double memory_us = 1e6 * w.bytes / rates.bw_bps;
+  const double sms = std::max(gpu.sm_count, 1.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool heavy = IsHeavyPerfOp(s.op);
+  std::vector<double> f = {
+      L2(std::max(compute_us, memory_us)),
+      L2(compute_us),
+      L2(memory_us),
+      L2(w.flops),
+      L2(w.bytes),
+      L2(w.flops / w.bytes),
+      // A light op's intensity is a constant, so over the ridge point it
+      // would name the GPU: trees would memorise the trained GPUs by it.
+      heavy ? L2((w.flops / w.bytes) / (rates.flops / rates.bw_bps)) : nan,
+      gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan,
+      gpu.l2_bytes > 0 ? (w.bytes <= gpu.l2_bytes ? 1.0 : 0.0) : nan,
+      L2(static_cast<double>(s.b)),
+      L2(g.m),
+      L2(g.n),
+      L2(g.k),
+      static_cast<double>(s.kernel),
+      static_cast<double>(s.stride),
+      static_cast<double>(s.padding),
+      L2(static_cast<double>(s.image)),
+      L2(static_cast<double>(s.ConvOutSize()))};
+  for (const Tile& t : kTiles) {
+    if (!heavy) {
+      f.insert(f.end(), {nan, nan, nan});
+      continue;
+    }
+    const double tiles = g.batch * CeilDiv(g.m, t.m) * CeilDiv(g.n, t.n);
+    const double slots = sms * t.per_sm;
+    const double waves = CeilDiv(tiles, slots);
+    f.push_back(L2(tiles / slots));
+    f.push_back((tiles - (waves - 1) * slots) / slots);  // last wave's fill
+    f.push_back(g.m * g.n / (CeilDiv(g.m, t.m) * t.m * CeilDiv(g.n, t.n) * t.n));
+  }
+  auto k_like = static_cast<int64_t>(s.op == PerfOp::kConv ? s.in_channels : s.k);
+  auto n_like = static_cast<int64_t>(
+      s.op == PerfOp::kConv ? s.out_channels : (heavy ? s.n : s.h));
+  f.push_back(heavy ? (k_like % 4 == 0 ? 1 : 0) : nan);
+  f.push_back(n_like % 4 == 0 ? 1 : 0);
+  f.push_back(L2(w.output_elems / sms));
+  f.push_back(L2(CeilDiv(w.output_elems, 512) / sms));
+  f.push_back(L2(static_cast<double>(s.b) / sms));
   return std::vector<float>(f.begin(), f.end());
 }
 

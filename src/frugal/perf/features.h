@@ -26,6 +26,8 @@ struct GpuFeatures {
   double l2_bytes = 0;    // 0 when the catalog does not state it
   double clock_mhz = 0;   // imputed (1500) when absent
   double tdp_w = 0;       // board power; 0 when the catalog does not state it
+  std::string architecture;  // "volta", ...
+  std::string memory_type;   // "HBM2", "GDDR6", ...; empty when not stated
 };
 
 // InvalidArgument naming the GPU when it has no fp32_tflops figure.
@@ -58,10 +60,28 @@ double RooflineMs(const OpShape& shape, const GpuFeatures& gpu);
 // sustained clock of small cards, which no other figure shows.
 // FeatureNames() names them; kFeatureVersion changes whenever either changes,
 // and saved models record it.
-inline constexpr int kFeatureVersion = 3;
+inline constexpr int kFeatureVersion = 4;
 std::vector<float> LearnedFeatures(const OpShape& shape,
                                    const GpuFeatures& gpu);
 const std::vector<std::string>& FeatureNames();
+
+// What a GPU's kernels sustain, base units: FP32 FLOP/s of large GEMMs and
+// bytes/s of large elementwise launches (the efficiency model's scale).
+struct SustainedRates {
+  double flops = 0;
+  double bw_bps = 0;
+};
+
+// The efficiency model's features of (shape, gpu): the same length and
+// order for every op type, and only relative to the GPU — times on the
+// sustained roofline, arithmetic intensity over the sustained ridge point,
+// bytes over L2, and, for the tile shapes cuBLAS / cuDNN use (64x64,
+// 128x64, 128x128, 256x128), the wave count over the SMs and the last
+// wave's fill. EfficiencyFeatureNames() names them (kFeatureVersion).
+std::vector<float> EfficiencyFeatures(const OpShape& shape,
+                                      const GpuFeatures& gpu,
+                                      const SustainedRates& rates);
+const std::vector<std::string>& EfficiencyFeatureNames();
 
 // How a graph op maps onto measured op shapes.
 struct OpQuery {

@@ -25,6 +25,11 @@ constexpr RegistryRow<OpTimeModelFactory> kOpTimeModels[] = {
      "XGBoost trees on op + GPU-spec features, predicts unseen GPUs from "
      "catalog specs",
      &NewLearnedModel},
+    {"efficiency",
+     "XGBoost trees on the fraction of a sustained roofline an op reaches "
+     "(waves of tiles, L2 fit); sustained rates of unseen GPUs from peak, "
+     "bandwidth and board power",
+     &NewEfficiencyModel},
 };
 
 constexpr const char* kFileFormat = "frugal-perf-model";
@@ -70,7 +75,7 @@ Result<std::vector<TrainRow>> ResolveRows(const Dataset& data,
       }
       it = cache.emplace(s.device, *g).first;
     }
-    rows.push_back(TrainRow{s.shape, it->second, s.latency_ms});
+    rows.push_back(TrainRow{s.shape, it->second, s.latency_ms, s.file});
   }
   return rows;
 }

@@ -49,6 +49,9 @@ struct TrainRow {
   OpShape shape;
   const GpuSpec* gpu = nullptr;
   double latency_ms = 0;
+  // The measurement campaign (CSV file) the row came from: models that
+  // estimate a GPU's sustained throughput do so per campaign.
+  int32_t source = 0;
 };
 
 class OpTimeModel {
@@ -80,6 +83,7 @@ using OpTimeModelFactory = std::unique_ptr<OpTimeModel> (*)();
 std::unique_ptr<OpTimeModel> NewRooflineModel();
 std::unique_ptr<OpTimeModel> NewCeerModel();
 std::unique_ptr<OpTimeModel> NewLearnedModel();
+std::unique_ptr<OpTimeModel> NewEfficiencyModel();
 
 // The registry: one row per model. `frugal perf list` prints it.
 std::span<const RegistryRow<OpTimeModelFactory>> OpTimeModels();

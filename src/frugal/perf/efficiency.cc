@@ -1,0 +1,320 @@
+// The efficiency model: predicts how far below a GPU's *sustained* roofline
+// an op lands, so that a GPU's scale comes from its figures and the trees
+// learn only shape effects (waves of tiles, launch-bound sizes, L2 fit)
+// that carry over from GPU to GPU.
+//
+// Sustained rates. On the GPUs it was trained on, the model keeps what
+// their kernels reached: the median FP32 FLOP/s of large GEMMs (linear and
+// bmm of at least 10 GFLOP) and the median bytes/s of large elementwise
+// launches (at least 100 MB), each the best over the measurement campaigns
+// (CSV files) of that GPU — a campaign run throttled does not set the card's
+// level. For any other GPU it derives them from catalog figures with a rule
+// fitted to the trained GPUs:
+//   sustained FLOP/s = min(gamma * nameplate FP32 peak, kappa * board power)
+//   sustained bytes/s = beta[memory class] * nameplate memory bandwidth
+// kappa (FLOP/s per watt) is the power limit: a 70 W card cannot hold its
+// boost clock through a long GEMM, whatever its nameplate says. gamma and
+// kappa minimise the squared log error of the rule over the trained GPUs
+// (grid search); beta is the median achieved bandwidth fraction of the
+// trained GPUs of the same memory class (MemoryClass), or of all of them
+// when none shares it.
+//
+// Target: ln(latency / sustained roofline) for launches above the GPU's
+// latency floor, one booster per op type over EfficiencyFeatures; the
+// prediction is max(floor, sustained roofline * exp(tree)), and never under
+// the nameplate roofline (efficiency <= 1).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "frugal/base/stats.h"
+#include "frugal/perf/boosters.h"
+#include "frugal/perf/op_time_model.h"
+
+namespace frugal {
+namespace {
+
+constexpr double kAboveFloor = 1.25;
+constexpr double kLargeGemmFlops = 1e10;
+constexpr double kLargeStreamBytes = 1e8;
+constexpr size_t kMinCampaignRows = 20;
+
+bool IsStreamOp(PerfOp op) {
+  return !IsHeavyPerfOp(op) && op != PerfOp::kSoftmax &&
+         op != PerfOp::kLayerNorm;
+}
+
+// The best per-campaign median of `v` (by source), or NaN when no campaign
+// has enough rows.
+double BestCampaignMedian(const std::map<int32_t, std::vector<double>>& v) {
+  double best = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [source, xs] : v) {
+    if (xs.size() < kMinCampaignRows) continue;
+    const double m = Median(xs);
+    if (!(m <= best)) best = m;  // also replaces NaN
+  }
+  return best;
+}
+
+// GPUs whose DRAM reaches a similar fraction of its nameplate bandwidth:
+// HBM behind a Volta-or-later memory controller ("hbm-volta+"; NVIDIA's V100
+// whitepaper: over 95% DRAM utilisation against about 76% on Pascal's
+// GP100), every other stated memory ("other"), or "" when the catalog does
+// not state the memory type.
+std::string MemoryClass(const GpuFeatures& g) {
+  if (g.memory_type.empty()) return "";
+  const bool pre_volta = g.architecture == "kepler" ||
+                         g.architecture == "maxwell" ||
+                         g.architecture == "pascal";
+  return g.memory_type.rfind("HBM", 0) == 0 && !pre_volta ? "hbm-volta+"
+                                                          : "other";
+}
+
+struct Rule {
+  double gamma = 0.8;
+  double kappa = 0;  // FLOP/s per W; 0 = no power term
+  double beta = 0.8;  // GPUs of a memory class no trained GPU has
+  std::map<std::string, double> beta_by_class;
+};
+
+class EfficiencyModel final : public OpTimeModel {
+ public:
+  const char* name() const override { return "efficiency"; }
+
+  Status Train(const std::vector<TrainRow>& all_rows,
+               const TrainOptions& options) override {
+    boosters_.Clear();
+    measured_.clear();
+    floors_.Fit(all_rows);
+    FRUGAL_RETURN_IF_ERROR(FitRates(all_rows));
+    std::vector<TrainRow> rows = Subsample(all_rows, options);
+    std::map<PerfOp, std::vector<const TrainRow*>> by_op;
+    for (const auto& r : rows) by_op[r.shape.op].push_back(&r);
+    if (by_op.empty()) return InvalidArgument("efficiency: no training rows");
+    std::map<std::string, std::pair<GpuFeatures, SustainedRates>> gpus;
+    const size_t nf = EfficiencyFeatureNames().size();
+    for (auto& [op, members] : by_op) {
+      std::vector<const TrainRow*> above;
+      for (const auto* r : members) {
+        if (r->latency_ms > kAboveFloor * floors_.For(op, r->gpu->name))
+          above.push_back(r);
+      }
+      if (above.size() >= 50) members = std::move(above);
+      std::vector<float> x, y;
+      x.reserve(members.size() * nf);
+      for (const auto* r : members) {
+        auto it = gpus.find(r->gpu->name);
+        if (it == gpus.end()) {
+          FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(*r->gpu));
+          it = gpus.emplace(r->gpu->name, std::pair{g, RatesFor(g)}).first;
+        }
+        const auto& [g, rates] = it->second;
+        std::vector<float> f = EfficiencyFeatures(r->shape, g, rates);
+        x.insert(x.end(), f.begin(), f.end());
+        y.push_back(static_cast<float>(
+            std::log(r->latency_ms / SustainedRooflineMs(r->shape, rates))));
+      }
+      FRUGAL_RETURN_IF_ERROR(boosters_.Fit(op, x, nf, y, options));
+    }
+    return Status::Ok();
+  }
+
+  Result<std::vector<double>> PredictMs(std::span<const OpShape> shapes,
+                                        const GpuSpec& gpu) const override {
+    if (boosters_.empty())
+      return FailedPrecondition("efficiency model is not trained");
+    FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
+    const SustainedRates rates = RatesFor(g);
+    std::vector<double> out(shapes.size(), 0.0);
+    std::map<PerfOp, std::vector<size_t>> by_op;
+    for (size_t i = 0; i < shapes.size(); ++i) by_op[shapes[i].op].push_back(i);
+    const size_t nf = EfficiencyFeatureNames().size();
+    for (const auto& [op, idx] : by_op) {
+      std::vector<float> x;
+      x.reserve(idx.size() * nf);
+      for (size_t i : idx) {
+        std::vector<float> f = EfficiencyFeatures(shapes[i], g, rates);
+        x.insert(x.end(), f.begin(), f.end());
+      }
+      FRUGAL_ASSIGN_OR_RETURN(std::vector<float> pred,
+                              boosters_.Predict("efficiency", op, x, nf));
+      const double floor = floors_.For(op, gpu.name);
+      for (size_t j = 0; j < idx.size(); ++j) {
+        const OpShape& s = shapes[idx[j]];
+        const OpWork w = WorkOf(s);
+        const double t = SustainedRooflineMs(s, rates) *
+                         std::exp(static_cast<double>(pred[j]));
+        out[idx[j]] = std::max({floor, t, RooflineCoreMs(w.flops, w.bytes, g)});
+      }
+    }
+    return out;
+  }
+
+  nlohmann::json ToJson(bool binary) const override {
+    nlohmann::json gpus = nlohmann::json::object();
+    for (const auto& [name, r] : measured_) {
+      nlohmann::json m = nlohmann::json::object();
+      if (r.flops > 0) m["sustained_fp32_tflops"] = r.flops / 1e12;
+      if (r.bw_bps > 0) m["sustained_mem_bw_gbps"] = r.bw_bps / 1e9;
+      gpus[name] = m;
+    }
+    return {{"target", "ln(latency_ms / sustained_roofline_ms) above the floor"},
+            {"prediction",
+             "max(floor_ms, sustained_roofline_ms * exp(tree), roofline_core_ms)"},
+            {"rule",
+             {{"gamma", rule_.gamma},
+              {"kappa_gflops_per_w", rule_.kappa / 1e9},
+              {"beta", rule_.beta},
+              {"beta_by_memory_class", rule_.beta_by_class}}},
+            {"measured", gpus},
+            {"features", EfficiencyFeatureNames()},
+            {"floors_ms", floors_.ToJson()},
+            {"boosters", boosters_.ToJson(binary)}};
+  }
+
+  Status FromJson(const nlohmann::json& j) override {
+    boosters_.Clear();
+    measured_.clear();
+    try {
+      const auto& r = j.at("rule");
+      rule_.gamma = r.at("gamma").get<double>();
+      rule_.kappa = r.at("kappa_gflops_per_w").get<double>() * 1e9;
+      rule_.beta = r.at("beta").get<double>();
+      rule_.beta_by_class =
+          r.at("beta_by_memory_class").get<std::map<std::string, double>>();
+      bool ok = rule_.gamma > 0 && rule_.beta > 0 && rule_.kappa >= 0;
+      for (const auto& [c, b] : rule_.beta_by_class) ok = ok && b > 0;
+      if (!ok)
+        return InvalidArgument("efficiency: rule figures must be positive");
+      for (const auto& [name, m] : j.at("measured").items()) {
+        SustainedRates s;
+        s.flops = m.value("sustained_fp32_tflops", 0.0) * 1e12;
+        s.bw_bps = m.value("sustained_mem_bw_gbps", 0.0) * 1e9;
+        measured_[name] = s;
+      }
+    } catch (const nlohmann::json::exception& e) {
+      return InvalidArgument(std::string("efficiency: malformed state: ") +
+                             e.what());
+    }
+    if (!j.contains("floors_ms") || !j.contains("boosters"))
+      return InvalidArgument("efficiency: state lacks floors_ms or boosters");
+    if (j.contains("features") &&
+        j["features"] != nlohmann::json(EfficiencyFeatureNames())) {
+      return InvalidArgument(
+          "efficiency: feature names differ from this build's");
+    }
+    FRUGAL_RETURN_IF_ERROR(floors_.FromJson("efficiency", j["floors_ms"]));
+    return boosters_.FromJson("efficiency", j["boosters"]);
+  }
+
+ private:
+  static double SustainedRooflineMs(const OpShape& s, const SustainedRates& r) {
+    const OpWork w = WorkOf(s);
+    return 1e3 * std::max(w.flops / r.flops, w.bytes / r.bw_bps);
+  }
+
+  // Measured rates of the trained GPUs, then the rule over them.
+  Status FitRates(const std::vector<TrainRow>& rows) {
+    std::map<std::string, std::map<int32_t, std::vector<double>>> gemm, stream;
+    std::map<std::string, const GpuSpec*> specs;
+    for (const auto& r : rows) {
+      const OpWork w = WorkOf(r.shape);
+      specs[r.gpu->name] = r.gpu;
+      const double per_s = 1e3 / r.latency_ms;
+      if ((r.shape.op == PerfOp::kLinear || r.shape.op == PerfOp::kBmm) &&
+          w.flops >= kLargeGemmFlops) {
+        gemm[r.gpu->name][r.source].push_back(w.flops * per_s);
+      } else if (IsStreamOp(r.shape.op) && w.bytes >= kLargeStreamBytes) {
+        stream[r.gpu->name][r.source].push_back(w.bytes * per_s);
+      }
+    }
+    struct Point {
+      double peak, tdp, sustained;
+    };
+    std::vector<Point> compute;
+    std::vector<double> bw_frac;
+    std::map<std::string, std::vector<double>> bw_frac_by_class;
+    for (const auto& [name, spec] : specs) {
+      Result<GpuFeatures> g = GpuFeaturesOf(*spec);
+      if (!g.ok()) continue;
+      SustainedRates m;
+      if (auto it = gemm.find(name); it != gemm.end()) {
+        const double c = BestCampaignMedian(it->second);
+        if (std::isfinite(c)) {
+          m.flops = c;
+          compute.push_back({g->peak_flops, g->tdp_w, c});
+        }
+      }
+      if (auto it = stream.find(name); it != stream.end()) {
+        const double b = BestCampaignMedian(it->second);
+        if (std::isfinite(b)) {
+          m.bw_bps = b;
+          bw_frac.push_back(b / g->mem_bw_bps);
+          if (std::string c = MemoryClass(*g); !c.empty())
+            bw_frac_by_class[c].push_back(b / g->mem_bw_bps);
+        }
+      }
+      if (m.flops > 0 || m.bw_bps > 0) measured_[name] = m;
+    }
+    rule_ = Rule{};
+    rule_.beta_by_class.clear();
+    if (!bw_frac.empty()) rule_.beta = Median(bw_frac);
+    for (const auto& [c, v] : bw_frac_by_class) rule_.beta_by_class[c] = Median(v);
+    if (compute.empty()) return Status::Ok();
+    // Grid search: gamma in [0.2, 1], kappa in [5, 2000] GFLOP/s per W
+    // (log steps) or no power term.
+    double best = std::numeric_limits<double>::infinity();
+    auto loss = [&](double gamma, double kappa) {
+      double sum = 0;
+      for (const Point& p : compute) {
+        double pred = gamma * p.peak;
+        if (kappa > 0 && p.tdp > 0) pred = std::min(pred, kappa * p.tdp);
+        sum += std::pow(std::log(pred / p.sustained), 2);
+      }
+      return sum;
+    };
+    for (int gi = 0; gi <= 160; ++gi) {
+      const double gamma = 0.2 + 0.005 * gi;
+      for (int ki = -1; ki <= 600; ++ki) {
+        const double kappa = ki < 0 ? 0 : 5e9 * std::pow(400.0, ki / 600.0);
+        const double l = loss(gamma, kappa);
+        if (l < best - 1e-12) {
+          best = l;
+          rule_.gamma = gamma;
+          rule_.kappa = kappa;
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  SustainedRates RatesFor(const GpuFeatures& g) const {
+    SustainedRates r;
+    r.flops = rule_.gamma * g.peak_flops;
+    if (rule_.kappa > 0 && g.tdp_w > 0) r.flops = std::min(r.flops, rule_.kappa * g.tdp_w);
+    auto beta = rule_.beta_by_class.find(MemoryClass(g));
+    r.bw_bps = (beta == rule_.beta_by_class.end() ? rule_.beta : beta->second) *
+               g.mem_bw_bps;
+    if (auto it = measured_.find(g.name); it != measured_.end()) {
+      if (it->second.flops > 0) r.flops = it->second.flops;
+      if (it->second.bw_bps > 0) r.bw_bps = it->second.bw_bps;
+    }
+    return r;
+  }
+
+  Rule rule_;
+  std::map<std::string, SustainedRates> measured_;  // trained GPUs
+  LatencyFloors floors_;
+  OpBoosters boosters_;
+};
+
+}  // namespace
+
+std::unique_ptr<OpTimeModel> NewEfficiencyModel() {
+  return std::make_unique<EfficiencyModel>();
+}
+
+}  // namespace frugal
