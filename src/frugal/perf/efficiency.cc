@@ -41,6 +41,7 @@ constexpr double kAboveFloor = 1.25;
 constexpr double kLargeGemmFlops = 1e10;
 constexpr double kLargeStreamBytes = 1e8;
 constexpr size_t kMinCampaignRows = 20;
+constexpr double kThrottledCampaign = 0.5;
 
 bool IsStreamOp(PerfOp op) {
   return !IsHeavyPerfOp(op) && op != PerfOp::kSoftmax &&
@@ -66,10 +67,8 @@ double BestCampaignMedian(const std::map<int32_t, std::vector<double>>& v) {
 // not state the memory type.
 std::string MemoryClass(const GpuFeatures& g) {
   if (g.memory_type.empty()) return "";
-  const bool pre_volta = g.architecture == "kepler" ||
-                         g.architecture == "maxwell" ||
-                         g.architecture == "pascal";
-  return g.memory_type.rfind("HBM", 0) == 0 && !pre_volta ? "hbm-volta+"
+  return g.memory_type.rfind("HBM", 0) == 0 && !PreVolta(g.architecture)
+             ? "hbm-volta+"
                                                           : "other";
 }
 
@@ -90,7 +89,12 @@ class EfficiencyModel final : public OpTimeModel {
     measured_.clear();
     floors_.Fit(all_rows);
     FRUGAL_RETURN_IF_ERROR(FitRates(all_rows));
-    std::vector<TrainRow> rows = Subsample(all_rows, options);
+    std::vector<TrainRow> kept;
+    kept.reserve(all_rows.size());
+    for (const auto& r : all_rows) {
+      if (!throttled_.count({r.gpu->name, r.source})) kept.push_back(r);
+    }
+    std::vector<TrainRow> rows = Subsample(kept, options);
     std::map<PerfOp, std::vector<const TrainRow*>> by_op;
     for (const auto& r : rows) by_op[r.shape.op].push_back(&r);
     if (by_op.empty()) return InvalidArgument("efficiency: no training rows");
@@ -170,6 +174,7 @@ class EfficiencyModel final : public OpTimeModel {
               {"beta", rule_.beta},
               {"beta_by_memory_class", rule_.beta_by_class}}},
             {"measured", gpus},
+            {"throttled_campaigns_left_out", excluded_},
             {"features", EfficiencyFeatureNames()},
             {"floors_ms", floors_.ToJson()},
             {"boosters", boosters_.ToJson(binary)}};
@@ -218,7 +223,10 @@ class EfficiencyModel final : public OpTimeModel {
 
   // Measured rates of the trained GPUs, then the rule over them.
   Status FitRates(const std::vector<TrainRow>& rows) {
+    throttled_.clear();
+    excluded_ = nlohmann::json::array();
     std::map<std::string, std::map<int32_t, std::vector<double>>> gemm, stream;
+    std::map<std::pair<std::string, int32_t>, PerfOp> campaign_op;
     std::map<std::string, const GpuSpec*> specs;
     for (const auto& r : rows) {
       const OpWork w = WorkOf(r.shape);
@@ -227,6 +235,7 @@ class EfficiencyModel final : public OpTimeModel {
       if ((r.shape.op == PerfOp::kLinear || r.shape.op == PerfOp::kBmm) &&
           w.flops >= kLargeGemmFlops) {
         gemm[r.gpu->name][r.source].push_back(w.flops * per_s);
+        campaign_op[{r.gpu->name, r.source}] = r.shape.op;
       } else if (IsStreamOp(r.shape.op) && w.bytes >= kLargeStreamBytes) {
         stream[r.gpu->name][r.source].push_back(w.bytes * per_s);
       }
@@ -244,6 +253,20 @@ class EfficiencyModel final : public OpTimeModel {
       if (auto it = gemm.find(name); it != gemm.end()) {
         const double c = BestCampaignMedian(it->second);
         if (std::isfinite(c)) {
+          // A campaign whose large GEMMs ran at under half the GPU's best
+          // was throttled (NeuSight's random-shape P4 linears: about 1 of
+          // its 4 TFLOP/s): its rows would teach the trees that long
+          // kernels are slow on every GPU, so they are left out.
+          for (const auto& [source, xs] : it->second) {
+            if (xs.size() < kMinCampaignRows) continue;
+            const double ratio = Median(xs) / c;
+            if (ratio < kThrottledCampaign) {
+              throttled_[{name, source}] = ratio;
+              excluded_.push_back({{"gpu", name},
+                                   {"op", PerfOpName(campaign_op[{name, source}])},
+                                   {"gemm_rate_vs_best", ratio}});
+            }
+          }
           m.flops = c;
           compute.push_back({g->peak_flops, g->tdp_w, c});
         }
@@ -307,6 +330,10 @@ class EfficiencyModel final : public OpTimeModel {
 
   Rule rule_;
   std::map<std::string, SustainedRates> measured_;  // trained GPUs
+  // Training only: campaigns (GPU, source) left out as throttled, and
+  // their description for the model file.
+  std::map<std::pair<std::string, int32_t>, double> throttled_;
+  nlohmann::json excluded_ = nlohmann::json::array();
   LatencyFloors floors_;
   OpBoosters boosters_;
 };

@@ -462,6 +462,11 @@ constexpr Tile kTiles[] = {{64, 64, 4, "64x64"},
 
 }  // namespace
 
+bool PreVolta(const std::string& architecture) {
+  return architecture == "kepler" || architecture == "maxwell" ||
+         architecture == "pascal";
+}
+
 const std::vector<std::string>& EfficiencyFeatureNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {
@@ -481,7 +486,8 @@ const std::vector<std::string>& EfficiencyFeatureNames() {
       n.push_back(std::string("tile_eff_") + t.name);
     }
     n.insert(n.end(), {"align4_k", "align4_n", "log2_elems_per_sm",
-                       "log2_blocks512_per_sm", "log2_rows_per_sm"});
+                       "log2_blocks512_per_sm", "log2_rows_per_sm",
+                       "volta_or_later"});
     return n;
   }();
   return names;
@@ -537,6 +543,10 @@ std::vector<float> EfficiencyFeatures(const OpShape& s, const GpuFeatures& gpu,
   f.push_back(L2(w.output_elems / sms));
   f.push_back(L2(CeilDiv(w.output_elems, 512) / sms));
   f.push_back(L2(static_cast<double>(s.b) / sms));
+  // cuBLAS / cuDNN pick kernels per architecture: Kepler to Pascal run the
+  // maxwell_* kernel family, Volta and later the volta_* / ampere_* ones,
+  // whose tiles suit other shapes (Pascal's large-N GEMMs are 2-3x slower).
+  f.push_back(PreVolta(gpu.architecture) ? 0.0 : 1.0);
   return std::vector<float>(f.begin(), f.end());
 }
 

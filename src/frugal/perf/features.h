@@ -65,6 +65,10 @@ std::vector<float> LearnedFeatures(const OpShape& shape,
                                    const GpuFeatures& gpu);
 const std::vector<std::string>& FeatureNames();
 
+// Kepler, Maxwell and Pascal (catalog `architecture`): the GPUs before
+// Volta's memory controller and cuBLAS's volta_* kernel family.
+bool PreVolta(const std::string& architecture);
+
 // What a GPU's kernels sustain, base units: FP32 FLOP/s of large GEMMs and
 // bytes/s of large elementwise launches (the efficiency model's scale).
 struct SustainedRates {
