@@ -12,14 +12,21 @@ held-out GPU is in training -- then
     neusight-op-timings-test (op level), and
   * predicts the held-out GPU's end-to-end labels
     (../shared/data/perf/e2e-labels, priced as bench/e2e_labels.py says).
-Writes bench/results/perf_unseen.json and prints the summary: per model and
-op type the pooled median / p90 APE; end to end the median and p90 over all
-labels and each GPU's median.
+Each model is also trained once on every GPU and predicts all e2e labels
+("seen"): what is left there is the composition of op times into an
+iteration (launch gaps, framework overhead), not the op model's transfer.
+A model name NAME@FOLDER trains on that folder only: learned@neusight-op-timings
+is the learned model as shipped before the transformer-shape folder was used.
+Merges its results into bench/results/perf_eval.json under "unseen_gpu"
+(the rest of that file is `perf eval`'s, bench/perf_eval.sh) and prints, per
+model and op type, each held-out GPU's median APE and signed error; end to
+end the median and p90 over all labels and each GPU's median.
 
 Usage (from the repository root):
-  bench/perf_unseen.py [BUILD_DIR] [--models learned,wave] [--gpus P4,T4]
+  bench/perf_unseen.py [BUILD_DIR] [--models efficiency,learned] [--gpus P4,T4]
 """
 import argparse
+import csv
 import json
 import os
 import statistics
@@ -31,9 +38,9 @@ import e2e_labels
 
 ap = argparse.ArgumentParser()
 ap.add_argument("build", nargs="?", default="build")
-ap.add_argument("--models", default="learned,wave")
+ap.add_argument("--models", default="efficiency,learned,learned@neusight-op-timings")
 ap.add_argument("--gpus", default="")
-ap.add_argument("--out", default="bench/results/perf_unseen.json")
+ap.add_argument("--out", default="bench/results/perf_eval.json")
 args = ap.parse_args()
 frugal = os.path.join(args.build, "tools", "frugal", "frugal")
 shared = os.path.join("..", "shared", "data", "perf")
@@ -67,6 +74,7 @@ def run(cmd):
 
 
 op_rows, e2e_rows = [], []
+pooled = {}  # model -> op -> APE % of every held-out row
 with tempfile.TemporaryDirectory() as tmp:
     for gpu in gpus:
         stems, label_dir = HELD_OUT[gpu]
@@ -88,10 +96,18 @@ with tempfile.TemporaryDirectory() as tmp:
                     os.makedirs(dst, exist_ok=True)
                     os.symlink(src, os.path.join(dst, f))
         for model in models:
-            path = os.path.join(tmp, gpu, model + ".ubj")
-            run([frugal, "perf", "train", "--model", model, "--data", data, "--out", path])
+            kind, _, only = model.partition("@")
+            path = os.path.join(tmp, gpu, model.replace("@", "-") + ".ubj")
+            run([frugal, "perf", "train", "--model", kind, "--data",
+                 os.path.join(data, only) if only else data, "--out", path])
+            preds = os.path.join(tmp, gpu, model.replace("@", "-") + ".csv")
             score = json.loads(run([frugal, "perf", "score", "--data", test,
-                                    "--perf-model", path, "--json"]))
+                                    "--perf-model", path, "--json", "--out", preds]))
+            with open(preds) as f:
+                for r in csv.DictReader(f):
+                    if r["ape_pct"]:
+                        pooled.setdefault(model, {}).setdefault(r["OPName"], []).append(
+                            float(r["ape_pct"]))
             for r in score["rows"]:
                 if r["gpu"] != "all":
                     op_rows.append(dict(r, model=model, held_out=gpu))
@@ -110,13 +126,28 @@ with tempfile.TemporaryDirectory() as tmp:
                                  "signed": (ms - measured) / measured})
             print(f"{gpu:<16} {model:<10} done", file=sys.stderr, flush=True)
 
-# Pool the op-level errors: medians of per-GPU rows are not the pooled
-# median, so rescore from the per-row file would be exact; here each op's
-# pooled figure is the row-count-weighted median of the per-GPU medians,
-# and the per-GPU figures are exact.
+# Seen: trained on every GPU, end to end only.
+seen_rows = []
+with tempfile.TemporaryDirectory() as tmp:
+    for model in models:
+        kind, _, only = model.partition("@")
+        path = os.path.join(tmp, model.replace("@", "-") + ".ubj")
+        run([frugal, "perf", "train", "--model", kind, "--data",
+             os.path.join(shared, only) if only else shared, "--out", path])
+        for lgpu, f, m, lpath in e2e_labels.labels():
+            measured = json.load(open(lpath))["e2e_latency"]
+            ms = json.loads(run(e2e_labels.predict_command(frugal, lgpu, m, path)))["iteration_ms"]
+            seen_rows.append({"model": model, "gpu": lgpu, "label": f, "measured_ms": measured,
+                              "predicted_ms": ms, "signed": (ms - measured) / measured})
+        print(f"seen             {model:<10} done", file=sys.stderr, flush=True)
+
+# Per held-out GPU and op type (exact medians from `perf score`).
 summary = {}
 for model in models:
-    s = {"ops": {}, "e2e": {}}
+    s = {"ops": {}, "e2e": {},
+         "ops_pooled": {op: {"n": len(v), "median_ape_pct": statistics.median(v),
+                             "p90_ape_pct": q(v, 0.9)}
+                        for op, v in pooled.get(model, {}).items()}}
     for r in op_rows:
         if r["model"] != model or r.get("uncovered") or r["op"] == "all":
             continue
@@ -134,22 +165,42 @@ for model in models:
                     "per_gpu_median_bias_pct": {
                         g: 100 * statistics.median([r["signed"] for r in e if r["gpu"] == g])
                         for g in sorted({r["gpu"] for r in e})}}
+    seen = [r for r in seen_rows if r["model"] == model]
+    s["seen_e2e"] = {
+        "median_ape_pct": 100 * statistics.median([abs(r["signed"]) for r in seen]),
+        "per_gpu_median_bias_pct": {
+            g: 100 * statistics.median([r["signed"] for r in seen if r["gpu"] == g])
+            for g in sorted({r["gpu"] for r in seen})}}
     summary[model] = s
 os.makedirs(os.path.dirname(args.out), exist_ok=True)
+doc = {}
+if os.path.exists(args.out):
+    try:
+        doc = json.load(open(args.out))
+    except ValueError:
+        doc = {}
+    if not isinstance(doc, dict):
+        doc = {}
+doc["unseen_gpu"] = {"held_out": gpus, "models": models, "summary": summary,
+                     "op_rows": op_rows, "e2e_rows": e2e_rows, "seen_e2e_rows": seen_rows}
 with open(args.out, "w") as out:
-    json.dump({"held_out": gpus, "models": models, "summary": summary,
-               "op_rows": op_rows, "e2e_rows": e2e_rows}, out, indent=1)
+    json.dump(doc, out, indent=1)
 for model, s in summary.items():
     print(f"== {model}: op level, held-out GPU's neusight-op-timings-test rows "
           "(median APE % per held-out GPU)")
-    print(f"{'op':<8}" + "".join(f"{g[:14]:>16}" for g in gpus))
+    print(f"{'op':<8}" + "".join(f"{g[:14]:>16}" for g in gpus) + f"{'pooled':>9}{'p90':>7}")
     for op, by in s["ops"].items():
+        pool = s["ops_pooled"].get(op)
         print(f"{op:<8}" + "".join(
             f"{by[g]['median_ape_pct']:>9.1f} ({by[g]['median_bias_pct']:+5.0f})"
-            if g in by else f"{'-':>16}" for g in gpus))
+            if g in by else f"{'-':>16}" for g in gpus) +
+              (f"{pool['median_ape_pct']:>9.1f}{pool['p90_ape_pct']:>7.1f}" if pool else ""))
     if s["e2e"]:
         e = s["e2e"]
         print(f"   e2e: {e['labels']} labels, median {e['median_ape_pct']:.1f}%, "
               f"p90 {e['p90_ape_pct']:.1f}%; per GPU " + ", ".join(
                   f"{g} {v:.1f}% ({e['per_gpu_median_bias_pct'][g]:+.1f})"
                   for g, v in e["per_gpu_median_ape_pct"].items()))
+    se = s["seen_e2e"]
+    print(f"   e2e on GPUs in training (composition only): median {se['median_ape_pct']:.1f}%; "
+          "bias " + ", ".join(f"{g} {v:+.1f}%" for g, v in se["per_gpu_median_bias_pct"].items()))

@@ -29,9 +29,9 @@ mkdir -p "$TMP/data"
 
 # list: the registry table.
 "$FRUGAL" perf list >"$TMP/list.txt" || fail "perf list"
-for m in roofline ceer learned; do grep -q "^$m " "$TMP/list.txt" || fail "perf list lacks $m"; done
+for m in roofline ceer learned efficiency; do grep -q "^$m " "$TMP/list.txt" || fail "perf list lacks $m"; done
 "$FRUGAL" perf list --json >"$TMP/list.json" || fail "perf list --json"
-[ "$(json_get "$TMP/list.json" 'len(d["models"])')" = "3" ] || fail "perf list --json: want 3 models"
+[ "$(json_get "$TMP/list.json" 'len(d["models"])')" = "4" ] || fail "perf list --json: want 4 models"
 
 # Bad data: one line naming the file and the line, exit 1.
 : >"$TMP/empty.csv"
@@ -123,9 +123,9 @@ expect_error 1 "no such file" perf calibrate --perf-model roofline --data "$TMP/
 "$FRUGAL" perf calibrate --data "$TMP/t4" >/dev/null 2>&1; [ $? -eq 2 ] || fail "calibrate without --out should exit 2"
 
 # The bundled default model answers out of the box.
-if [ -f data/perf/learned.ubj ]; then
+if [ -f data/perf/efficiency.ubj ]; then
   "$FRUGAL" perf query bmm b=16 m=512 n=512 k=64 --gpu H100 --json >"$TMP/q.json" ||
     fail "query with the default model"
-  [ "$(json_get "$TMP/q.json" 'd["model"]')" = "learned" ] || fail "default model is learned"
+  [ "$(json_get "$TMP/q.json" 'd["model"]')" = "efficiency" ] || fail "default model is efficiency"
 fi
 echo "cli_perf_test: ok"

@@ -437,8 +437,8 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
       ->required();
   calibrate->add_option(
       "--perf-model", args->perf_model,
-      "Model to calibrate: file, or roofline|ceer|learned (default: "
-      "data/perf/learned.ubj)");
+      "Model to calibrate: file, or roofline|ceer|learned|efficiency (default: "
+      "data/perf/efficiency.ubj)");
   calibrate->add_option("--out", args->out, "Output model: .ubj or .json")
       ->required();
   calibrate->add_option("--catalog", args->catalog,
@@ -458,7 +458,7 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
   query->add_option("--gpu", args->gpu, "GPU name or alias")->required();
   query->add_option(
       "--perf-model", args->perf_model,
-      "Model file, or roofline|ceer|learned (default: data/perf/learned.ubj)");
+      "Model file, or roofline|ceer|learned|efficiency|efficiency (default: data/perf/efficiency.ubj)");
   query->add_option("--catalog", args->catalog,
                     "GPU catalog (default: data/catalog)");
   query->add_flag("--json", args->json, "JSON output");

@@ -142,6 +142,11 @@ const char* PerfOpName(PerfOp op) {
   return "?";
 }
 
+bool IsScalarOperandPerfOp(PerfOp op) {
+  return op == PerfOp::kAddScalar || op == PerfOp::kMulScalar ||
+         op == PerfOp::kDivScalar || op == PerfOp::kPowScalar;
+}
+
 bool ParsePerfOp(std::string_view name, PerfOp* out) {
   std::string l = Lower(Trim(name));
   if (l == "layernorm" || l == "layer_norm") l = "ln";

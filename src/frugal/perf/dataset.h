@@ -47,6 +47,8 @@ const char* PerfOpName(PerfOp op);
 bool ParsePerfOp(std::string_view name, PerfOp* out);
 // Conv, linear and bmm: the ops whose time grows with a product of dims.
 bool IsHeavyPerfOp(PerfOp op);
+// addu, mulu, divu, powu.
+bool IsScalarOperandPerfOp(PerfOp op);
 // All kinds, in enum order.
 const std::vector<PerfOp>& AllPerfOps();
 

@@ -70,9 +70,12 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
     p = RooflineFallback(op, *features, q.basis);
   }
   if (!shapes.empty()) {
-    FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));
+    bool as_binary = false;
+    FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t,
+                            PredictShapesMs(model, shapes, gpu, &as_binary));
     for (const auto& [op, repeat, shape] : slots) {
       out[op].time_ms = t[shape] * static_cast<double>(repeat);
+      if (as_binary && IsScalarOperandPerfOp(shapes[shape].op)) out[op].basis += kScalarAsBinaryNote;
     }
   }
   if (fused) FRUGAL_RETURN_IF_ERROR(ApplyFusion(model, graph, gpu, &out));

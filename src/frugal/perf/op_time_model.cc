@@ -1,5 +1,7 @@
 #include "frugal/perf/op_time_model.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -173,7 +175,7 @@ Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
 std::string DefaultOpTimeModelPath() {
   if (const char* p = std::getenv("FRUGAL_PERF_MODEL"); p != nullptr && *p)
     return p;
-  return DataDir() + "/perf/learned.ubj";
+  return DataDir() + "/perf/efficiency.ubj";
 }
 
 Result<std::unique_ptr<OpTimeModel>> OpenOpTimeModel(const std::string& spec) {
@@ -187,6 +189,47 @@ Result<std::unique_ptr<OpTimeModel>> OpenOpTimeModel(const std::string& spec) {
                               spec, RowNames(OpTimeModels())));
 }
 
+namespace {
+
+// The binary op a scalar-operand form (addu, ...) is a special case of.
+std::optional<PerfOp> BinaryFormOf(PerfOp op) {
+  switch (op) {
+    case PerfOp::kAddScalar:
+      return PerfOp::kAdd;
+    case PerfOp::kMulScalar:
+      return PerfOp::kMul;
+    case PerfOp::kDivScalar:
+      return PerfOp::kDiv;
+    case PerfOp::kPowScalar:
+      return PerfOp::kPow;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<double>> PredictShapesMs(const OpTimeModel& model,
+                                            std::span<const OpShape> shapes,
+                                            const GpuSpec& gpu,
+                                            bool* scalar_as_binary) {
+  if (scalar_as_binary) *scalar_as_binary = false;
+  Result<std::vector<double>> t = model.PredictMs(shapes, gpu);
+  if (t.ok() || t.status().code() != StatusCode::kNotFound) return t;
+  std::vector<OpShape> binary(shapes.begin(), shapes.end());
+  bool changed = false;
+  for (OpShape& s : binary) {
+    if (std::optional<PerfOp> b = BinaryFormOf(s.op)) {
+      s.op = *b;
+      changed = true;
+    }
+  }
+  if (!changed) return t;
+  Result<std::vector<double>> retry = model.PredictMs(binary, gpu);
+  if (retry.ok() && scalar_as_binary) *scalar_as_binary = true;
+  return retry.ok() ? retry : t;
+}
+
 Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
                                    const GpuSpec& gpu) {
   OpQuery q = QueryForOp(op);
@@ -194,10 +237,12 @@ Result<OpTimePrediction> PredictOp(const OpTimeModel& model, const Op& op,
   p.basis = q.basis;
   if (q.shape) {
     OpShape s = *q.shape;
+    bool as_binary = false;
     FRUGAL_ASSIGN_OR_RETURN(
         std::vector<double> t,
-        model.PredictMs(std::span<const OpShape>(&s, 1), gpu));
+        PredictShapesMs(model, std::span<const OpShape>(&s, 1), gpu, &as_binary));
     p.time_ms = t[0] * static_cast<double>(q.repeat);
+    if (as_binary) p.basis += kScalarAsBinaryNote;
     return p;
   }
   FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));

@@ -116,7 +116,7 @@ Status SaveOpTimeModel(const OpTimeModel& model, const std::string& path);
 Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path);
 
 // The model every predicting command uses without --perf-model:
-// $FRUGAL_PERF_MODEL if set, else data/perf/learned.ubj in the data dir
+// $FRUGAL_PERF_MODEL if set, else data/perf/efficiency.ubj in the data dir
 // ($FRUGAL_DATA_DIR, else the source tree's data/).
 std::string DefaultOpTimeModelPath();
 
@@ -139,6 +139,17 @@ struct OpTimePrediction {
 // neither). `basis` is QueryForOp's explanation; the result is a fallback.
 OpTimePrediction RooflineFallback(const Op& op, const GpuFeatures& gpu,
                                   const std::string& basis);
+
+// model.PredictMs, except that when the model was not trained on a
+// scalar-operand form (addu, mulu, divu, powu: models trained before those
+// were measured) those shapes are priced as the binary op (two reads, an
+// over-estimate) and *scalar_as_binary says so.
+Result<std::vector<double>> PredictShapesMs(const OpTimeModel& model,
+                                            std::span<const OpShape> shapes,
+                                            const GpuSpec& gpu,
+                                            bool* scalar_as_binary = nullptr);
+inline constexpr const char* kScalarAsBinaryNote =
+    " (model has no scalar-operand data: priced as the binary op)";
 
 // Prices `op` with `model` through QueryForOp, or falls back to the
 // roofline of op.flops and op.bytes_read + op.bytes_written (zero for an op

@@ -169,11 +169,11 @@ TEST_P(OpTimeModelConformance, GpuWithoutFp32FigureIsAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, OpTimeModelConformance,
-                         ::testing::Values("roofline", "ceer", "learned"),
+                         ::testing::Values("roofline", "ceer", "learned", "efficiency"),
                          [](const auto& info) { return info.param; });
 
-TEST(OpTimeModels, RegistryListsThreeModels) {
-  EXPECT_EQ(RowNames(OpTimeModels()), "roofline, ceer, learned");
+TEST(OpTimeModels, RegistryListsFourModels) {
+  EXPECT_EQ(RowNames(OpTimeModels()), "roofline, ceer, learned, efficiency");
   Result<std::unique_ptr<OpTimeModel>> m = NewOpTimeModel("magic");
   EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
   EXPECT_NE(m.status().message().find("roofline, ceer, learned"),

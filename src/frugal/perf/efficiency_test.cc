@@ -1,0 +1,123 @@
+// The efficiency model's sustained-rate rule: measured rates on trained
+// GPUs, the fitted peak / power / memory-class rule on others, and
+// throttled measurement campaigns left out.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "frugal/perf/op_time_model.h"
+#include "frugal/perf/test_catalog.h"
+
+namespace frugal {
+namespace {
+
+using testing::TheCatalog;
+
+const GpuSpec& Gpu(const char* name) {
+  const GpuSpec* g = TheCatalog().FindGpu(name);
+  EXPECT_NE(g, nullptr) << name;
+  static GpuSpec none;
+  return g ? *g : none;
+}
+
+// Large GEMMs at `tflops`, large adds at `gbps`, and small launches at the
+// floor, for one GPU and one campaign (source).
+void AddGpu(const char* name, double tflops, double gbps, int32_t source,
+            std::vector<TrainRow>* rows) {
+  const GpuSpec& g = Gpu(name);
+  for (int i = 0; i < 40; ++i) {
+    OpShape s;
+    s.op = PerfOp::kLinear;
+    s.m = 2048 + 256 * i;
+    s.n = 4096;
+    s.k = 1024 + 128 * (i % 7);
+    const double flops = 2.0 * s.m * s.n * s.k;
+    rows->push_back(TrainRow{s, &g, 1e3 * flops / (tflops * 1e12), source});
+    OpShape a;
+    a.op = PerfOp::kAdd;
+    a.b = 8192 + 512 * i;
+    a.h = 4096;
+    const double bytes = 12.0 * a.b * a.h;
+    rows->push_back(TrainRow{a, &g, 1e3 * bytes / (gbps * 1e9), source + 100});
+  }
+}
+
+TrainOptions Fast() {
+  TrainOptions t;
+  t.rounds = 60;  // XGBoost starts at 0.5: enough rounds to reach the target
+  t.max_depth = 3;
+  return t;
+}
+
+TEST(EfficiencyModel, KeepsMeasuredRatesAndFitsTheRule) {
+  std::vector<TrainRow> rows;
+  // Efficiency 0.8 of peak unless power-limited at 55 GFLOP/s per W.
+  AddGpu("V100-PCIE-32GB", 0.8 * 14.0, 0.9 * 900, 0, &rows);  // HBM2, volta
+  AddGpu("T4", 55e-3 * 70, 0.75 * 320, 1, &rows);              // GDDR6, 70 W
+  AddGpu("P4", 55e-3 * 75, 0.75 * 192, 2, &rows);              // GDDR5, 75 W
+  AddGpu("P100-PCIE-16GB", 0.8 * 9.526, 0.75 * 732, 3, &rows); // HBM2, pascal
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const nlohmann::json j = (*m)->ToJson(false);
+  EXPECT_NEAR(j["measured"]["T4"]["sustained_fp32_tflops"].get<double>(), 3.85, 1e-6);
+  EXPECT_NEAR(j["measured"]["V100-PCIE-32GB"]["sustained_mem_bw_gbps"].get<double>(), 810, 1e-6);
+  EXPECT_NEAR(j["rule"]["gamma"].get<double>(), 0.8, 0.011);
+  EXPECT_NEAR(j["rule"]["kappa_gflops_per_w"].get<double>(), 55, 1.0);
+  EXPECT_NEAR(j["rule"]["beta_by_memory_class"]["hbm-volta+"].get<double>(), 0.9, 1e-6);
+  EXPECT_NEAR(j["rule"]["beta_by_memory_class"]["other"].get<double>(), 0.75, 1e-6);
+  EXPECT_TRUE(j["throttled_campaigns_left_out"].empty());
+
+  // An unseen A100 PCIe (19.5 TFLOP/s, 250 W, HBM2, ampere): power-limited
+  // at about 55 * 250 = 13.75 TFLOP/s, and streams at 0.9 of 1555 GB/s; a
+  // large GEMM and a large add land near those rates (the trees learned
+  // efficiency ~1 of the sustained roofline; both shapes are far above the
+  // latency floors the trained GPUs' smallest launches set).
+  OpShape gemm;
+  gemm.op = PerfOp::kLinear;
+  gemm.m = 65536;
+  gemm.n = 4096;
+  gemm.k = 1536;
+  OpShape add;
+  add.op = PerfOp::kAdd;
+  add.b = 400000;
+  add.h = 4096;
+  const OpShape shapes[] = {gemm, add};
+  auto t = (*m)->PredictMs(shapes, Gpu("A100-PCIE-40GB"));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const double gemm_tflops = 2.0 * 65536 * 4096 * 1536 / ((*t)[0] * 1e9);
+  const double add_gbps = 12.0 * 400000 * 4096 / ((*t)[1] * 1e6);
+  EXPECT_NEAR(gemm_tflops, 13.75, 0.1 * 13.75);
+  EXPECT_NEAR(add_gbps, 0.9 * 1555, 0.1 * 0.9 * 1555);
+}
+
+TEST(EfficiencyModel, LeavesOutThrottledCampaigns) {
+  std::vector<TrainRow> rows;
+  AddGpu("V100-PCIE-32GB", 11, 800, 0, &rows);
+  AddGpu("P4", 4.0, 144, 1, &rows);
+  AddGpu("P4", 1.0, 144, 2, &rows);  // the same card, throttled
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const nlohmann::json j = (*m)->ToJson(false);
+  EXPECT_NEAR(j["measured"]["P4"]["sustained_fp32_tflops"].get<double>(), 4.0, 1e-6);
+  ASSERT_EQ(j["throttled_campaigns_left_out"].size(), 1u);
+  EXPECT_EQ(j["throttled_campaigns_left_out"][0]["gpu"], "P4");
+  EXPECT_NEAR(j["throttled_campaigns_left_out"][0]["gemm_rate_vs_best"].get<double>(), 0.25,
+              1e-6);
+}
+
+TEST(EfficiencyModel, RejectsAMalformedRule) {
+  std::vector<TrainRow> rows;
+  AddGpu("V100-PCIE-32GB", 11, 800, 0, &rows);
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok());
+  nlohmann::json j = (*m)->ToJson(false);
+  auto fresh = NewOpTimeModel("efficiency");
+  ASSERT_TRUE(fresh.ok());
+  j["rule"]["gamma"] = -1;
+  EXPECT_FALSE((*fresh)->FromJson(j).ok());
+  j.erase("rule");
+  EXPECT_FALSE((*fresh)->FromJson(j).ok());
+}
+
+}  // namespace
+}  // namespace frugal
