@@ -16,6 +16,7 @@
 #include "frugal/cache/trace_reader.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/dataset.h"
+#include "frugal/perf/op_time_model.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
 #include "frugal/share/colocation_data.h"
@@ -106,6 +107,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } else if (reader == "timing") {
     auto d = frugal::LoadTimingCsv(TempFile(data, "csv"));
     (void)d;
+  } else if (reader == "perf_model") {
+    // First byte picks the encoding: odd = UBJSON (.ubj), even = JSON text.
+    if (data.empty()) return 0;
+    const char* ext = (static_cast<unsigned char>(data[0]) & 1) ? "ubj" : "json";
+    auto m = frugal::LoadOpTimeModel(TempFile(data.substr(1), ext));
+    if (m.ok()) {
+      frugal::OpShape s;
+      s.op = frugal::PerfOp::kAdd;
+      s.b = 64;
+      s.h = 1024;
+      frugal::GpuSpec g;
+      g.name = "FuzzGPU";
+      g.architecture = "volta";
+      g.memory_type = "HBM2";
+      g.mem_bw_gbps = 900;
+      g.fp32_tflops = 14;
+      (void)(*m)->PredictMs(std::span<const frugal::OpShape>(&s, 1), g);
+    }
   } else if (reader == "share_jobs") {
     auto w = frugal::share::ParseJobsJson(data, "fuzz.jobs.json");
     if (w.ok()) (void)frugal::share::JobsToJson(*w);

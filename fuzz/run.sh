@@ -13,7 +13,7 @@ if ! command -v clang++ >/dev/null; then
   exit 0
 fi
 B=build-fuzz
-TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing share_jobs share_nodes share_pods
+TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing perf_model share_jobs share_nodes share_pods
   colocation)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
@@ -52,6 +52,9 @@ seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGenera
 seed_with_byte "$B/corpus/colocation" 1 testdata/share/gavel_tiny.json
 { printf '\000'; cat testdata/share/lucid_tiny/colocate_info.csv; printf '\000'
   cat testdata/share/lucid_tiny/single_data.csv; } > "$B/corpus/colocation/0-lucid_tiny"
+mkdir -p "$B/corpus/perf_model"
+# Seeds: the bundled ceer model (UBJSON, small), tagged with an odd first byte.
+if [ -f data/perf/ceer.ubj ]; then { printf '\x01'; cat data/perf/ceer.ubj; } > "$B/corpus/perf_model/ceer"; fi
 mkdir -p "$B/corpus/timing"
 for f in "$SHARED"/perf/neusight-op-timings/*/NVIDIA_A100-PCIE-40GB.csv; do
   if [ -f "$f" ]; then head -c 4096 "$f" > "$B/corpus/timing/$(basename "$(dirname "$f")").csv"; fi

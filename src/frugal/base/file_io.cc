@@ -93,6 +93,71 @@ Result<nlohmann::json> ParseJson(const std::string& text,
   }
 }
 
+namespace {
+
+// Builds the document like nlohmann's DOM parser, refusing to nest deeper
+// than a limit.
+class DepthLimitedSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  DepthLimitedSax(nlohmann::json* out, int max_depth)
+      : dom_(*out, false), max_depth_(max_depth) {}
+  bool null() override { return dom_.null(); }
+  bool boolean(bool v) override { return dom_.boolean(v); }
+  bool number_integer(number_integer_t v) override { return dom_.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) override { return dom_.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) override {
+    return dom_.number_float(v, s);
+  }
+  bool string(string_t& v) override { return dom_.string(v); }
+  bool binary(binary_t& v) override { return dom_.binary(v); }
+  bool start_object(std::size_t n) override {
+    return ++depth_ <= max_depth_ && dom_.start_object(n);
+  }
+  bool key(string_t& v) override { return dom_.key(v); }
+  bool end_object() override {
+    --depth_;
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) override {
+    return ++depth_ <= max_depth_ && dom_.start_array(n);
+  }
+  bool end_array() override {
+    --depth_;
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t pos, const std::string& token,
+                   const nlohmann::detail::exception& e) override {
+    return dom_.parse_error(pos, token, e);
+  }
+  bool too_deep() const { return depth_ > max_depth_; }
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom_;
+  int depth_ = 0;
+  int max_depth_;
+};
+
+}  // namespace
+
+Result<nlohmann::json> ParseUbjson(const std::string& bytes,
+                                   const std::string& what, int max_depth) {
+  nlohmann::json out;
+  DepthLimitedSax sax(&out, max_depth);
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(bytes, &sax, nlohmann::json::input_format_t::ubjson,
+                                   /*strict=*/true);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (sax.too_deep()) {
+    return InvalidArgument(what + ": UBJSON nested deeper than " +
+                           std::to_string(max_depth) + " levels");
+  }
+  if (!ok) return InvalidArgument(what + ": malformed UBJSON");
+  return out;
+}
+
 Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   FRUGAL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   return ParseJson(text, path);

@@ -35,6 +35,12 @@ Status WriteStringToFile(const std::string& path, const std::string& data);
 
 // Parses a JSON file; a syntax error becomes "PATH: malformed JSON at byte N".
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
+// Parses UBJSON `bytes`; InvalidArgument "WHAT: ..." when they are not
+// UBJSON or nest arrays / objects deeper than `max_depth` (the UBJSON reader
+// recurses per level, so unbounded nesting would overflow the stack).
+Result<nlohmann::json> ParseUbjson(const std::string& bytes,
+                                   const std::string& what,
+                                   int max_depth = 64);
 Result<nlohmann::json> ParseJson(const std::string& text,
                                  const std::string& what);
 

@@ -92,3 +92,29 @@ TEST(FileIo, ExtensionIsLowerCase) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+TEST(ParseUbjson, ReadsWhatToUbjsonWrote) {
+  nlohmann::json j = {{"a", {1, 2, 3}}, {"b", "x"}};
+  std::vector<uint8_t> bytes = nlohmann::json::to_ubjson(j);
+  auto r = ParseUbjson(std::string(bytes.begin(), bytes.end()), "m.ubj");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, j);
+}
+
+TEST(ParseUbjson, RefusesDeepNestingAndGarbage) {
+  // 100,000 nested arrays would overflow the recursive UBJSON reader.
+  auto deep = ParseUbjson(std::string(100000, '['), "deep.ubj");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("deep.ubj: UBJSON nested deeper than 64"),
+            std::string::npos)
+      << deep.status().message();
+  auto bad = ParseUbjson("not ubjson at all", "bad.ubj");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.ubj"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal

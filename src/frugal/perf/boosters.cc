@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
+#include "frugal/base/file_io.h"
 #include "frugal/base/stats.h"
 
 namespace frugal {
 namespace {
+
+using json = nlohmann::json;
 
 Status XgbError(const char* what) {
   return Internal(fmt::format("xgboost: {}: {}", what, XGBGetLastError()));
@@ -47,6 +51,103 @@ class Booster {
  private:
   BoosterHandle h_ = nullptr;
 };
+
+// XGBoost trusts a model's tree arrays: a child index that points back up
+// the tree makes prediction loop forever. Nodes are numbered in expansion
+// order, so every child must be -1 (leaf) or a later node of the same tree.
+Status CheckTrees(const json& model, const std::string& what) {
+  const json* trees = nullptr;
+  try {
+    trees = &model.at("learner").at("gradient_booster").at("model").at("trees");
+  } catch (const json::exception&) {
+    return InvalidArgument(what + ": not an XGBoost tree model");
+  }
+  if (!trees->is_array()) return InvalidArgument(what + ": trees is not a list");
+  // XGBoost stores counts as strings in its JSON; a count that disagrees
+  // with the arrays makes it read out of bounds.
+  auto count = [](const json& v) -> int64_t {
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_string()) {
+      try {
+        return std::stoll(v.get<std::string>());
+      } catch (const std::exception&) {
+      }
+    }
+    return -1;
+  };
+  int64_t num_feature = -1;
+  try {
+    num_feature = count(model.at("learner").at("learner_model_param").at("num_feature"));
+    const json& gm = model.at("learner").at("gradient_booster").at("model");
+    if (count(gm.at("gbtree_model_param").at("num_trees")) !=
+            static_cast<int64_t>(trees->size()) ||
+        !gm.at("tree_info").is_array() || gm.at("tree_info").size() != trees->size()) {
+      return InvalidArgument(what + ": tree count disagrees with the trees");
+    }
+  } catch (const json::exception&) {
+    return InvalidArgument(what + ": model parameters missing");
+  }
+  if (num_feature <= 0) return InvalidArgument(what + ": bad num_feature");
+  for (size_t t = 0; t < trees->size(); ++t) {
+    const json& tree = (*trees)[t];
+    if (!tree.is_object()) return InvalidArgument(fmt::format("{}: tree {} is not an object", what, t));
+    int64_t num_nodes = -1;
+    if (tree.contains("tree_param") && tree["tree_param"].contains("num_nodes"))
+      num_nodes = count(tree["tree_param"]["num_nodes"]);
+    for (const char* field : {"left_children", "right_children", "parents", "split_indices",
+                              "split_conditions", "default_left", "base_weights"}) {
+      if (!tree.contains(field) || !tree[field].is_array() ||
+          static_cast<int64_t>(tree[field].size()) != num_nodes) {
+        return InvalidArgument(fmt::format("{}: tree {}: {} does not have num_nodes entries",
+                                           what, t, field));
+      }
+    }
+    if (!tree.contains("id") || count(tree["id"]) != static_cast<int64_t>(t))
+      return InvalidArgument(fmt::format("{}: tree {} has id other than its index", what, t));
+    // frugal trains no categorical splits.
+    for (const char* field : {"categories", "categories_nodes", "categories_segments",
+                              "categories_sizes", "split_type"}) {
+      if (!tree.contains(field)) continue;
+      const json& v = tree[field];
+      const bool ok = v.is_array() && (std::string_view(field) == "split_type"
+                                           ? static_cast<int64_t>(v.size()) == num_nodes
+                                           : v.empty());
+      if (!ok) return InvalidArgument(fmt::format("{}: tree {}: unexpected {}", what, t, field));
+      if (std::string_view(field) == "split_type") {
+        for (const json& x : v) {
+          if (!x.is_number_integer() || x.get<int64_t>() != 0)
+            return InvalidArgument(fmt::format("{}: tree {}: categorical split", what, t));
+        }
+      }
+    }
+    for (const json& f : tree["split_indices"]) {
+      if (!f.is_number_integer() || f.get<int64_t>() < 0 || f.get<int64_t>() >= num_feature)
+        return InvalidArgument(fmt::format("{}: tree {}: split feature out of range", what, t));
+    }
+    const json* left = tree.contains("left_children") ? &tree["left_children"] : nullptr;
+    const json* right = tree.contains("right_children") ? &tree["right_children"] : nullptr;
+    if (!left || !right || !left->is_array() || !right->is_array() ||
+        left->size() != right->size() || left->empty()) {
+      return InvalidArgument(fmt::format("{}: tree {} has malformed children", what, t));
+    }
+    const auto n = static_cast<int64_t>(left->size());
+    for (int64_t i = 0; i < n; ++i) {
+      for (const json* side : {left, right}) {
+        const json& c = (*side)[static_cast<size_t>(i)];
+        if (!c.is_number_integer()) {
+          return InvalidArgument(fmt::format("{}: tree {} node {}: child is not an integer",
+                                             what, t, i));
+        }
+        const auto child = c.get<int64_t>();
+        if (child != -1 && (child <= i || child >= n)) {
+          return InvalidArgument(fmt::format("{}: tree {} node {}: child {} is not a later node",
+                                             what, t, i, child));
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -155,6 +256,13 @@ Status OpBoosters::FromJson(const char* model, const nlohmann::json& j) {
     } else {
       return InvalidArgument(
           fmt::format("{}: booster '{}' is not a model", model, name));
+    }
+    const std::string what = fmt::format("{}: booster '{}'", model, name);
+    if (blob.is_object()) {
+      FRUGAL_RETURN_IF_ERROR(CheckTrees(blob, what));
+    } else {
+      FRUGAL_ASSIGN_OR_RETURN(json parsed, ParseUbjson(bytes, what));
+      FRUGAL_RETURN_IF_ERROR(CheckTrees(parsed, what));
     }
     auto b = std::make_unique<Booster>();
     FRUGAL_XGB(XGBoosterCreate(nullptr, 0, b->out()), "creating booster");

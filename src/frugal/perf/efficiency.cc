@@ -72,9 +72,17 @@ std::string MemoryClass(const GpuFeatures& g) {
                                                           : "other";
 }
 
+// Beyond this multiple of the trained GPUs' largest nameplate FLOP/s per
+// watt, the power term extrapolates past anything measured.
+constexpr double kPowerExtrapolation = 2.0;
+
 struct Rule {
   double gamma = 0.8;
   double kappa = 0;  // FLOP/s per W; 0 = no power term
+  // The trained GPUs' largest nameplate FLOP/s per W and lowest sustained
+  // fraction of peak (0 when unknown).
+  double max_flops_per_w = 0;
+  double min_fraction = 0;
   double beta = 0.8;  // GPUs of a memory class no trained GPU has
   std::map<std::string, double> beta_by_class;
 };
@@ -172,6 +180,8 @@ class EfficiencyModel final : public OpTimeModel {
              {{"gamma", rule_.gamma},
               {"kappa_gflops_per_w", rule_.kappa / 1e9},
               {"beta", rule_.beta},
+              {"max_trained_gflops_per_w", rule_.max_flops_per_w / 1e9},
+              {"min_trained_fraction_of_peak", rule_.min_fraction},
               {"beta_by_memory_class", rule_.beta_by_class}}},
             {"measured", gpus},
             {"throttled_campaigns_left_out", excluded_},
@@ -188,6 +198,8 @@ class EfficiencyModel final : public OpTimeModel {
       rule_.gamma = r.at("gamma").get<double>();
       rule_.kappa = r.at("kappa_gflops_per_w").get<double>() * 1e9;
       rule_.beta = r.at("beta").get<double>();
+      rule_.max_flops_per_w = r.at("max_trained_gflops_per_w").get<double>() * 1e9;
+      rule_.min_fraction = r.at("min_trained_fraction_of_peak").get<double>();
       rule_.beta_by_class =
           r.at("beta_by_memory_class").get<std::map<std::string, double>>();
       bool ok = rule_.gamma > 0 && rule_.beta > 0 && rule_.kappa >= 0;
@@ -299,6 +311,11 @@ class EfficiencyModel final : public OpTimeModel {
       }
       return sum;
     };
+    for (const Point& p : compute) {
+      if (p.tdp > 0) rule_.max_flops_per_w = std::max(rule_.max_flops_per_w, p.peak / p.tdp);
+      const double f = p.sustained / p.peak;
+      rule_.min_fraction = rule_.min_fraction > 0 ? std::min(rule_.min_fraction, f) : f;
+    }
     for (int gi = 0; gi <= 160; ++gi) {
       const double gamma = 0.2 + 0.005 * gi;
       for (int ki = -1; ki <= 600; ++ki) {
@@ -317,7 +334,17 @@ class EfficiencyModel final : public OpTimeModel {
   SustainedRates RatesFor(const GpuFeatures& g) const {
     SustainedRates r;
     r.flops = rule_.gamma * g.peak_flops;
-    if (rule_.kappa > 0 && g.tdp_w > 0) r.flops = std::min(r.flops, rule_.kappa * g.tdp_w);
+    if (rule_.kappa > 0 && g.tdp_w > 0) {
+      r.flops = std::min(r.flops, rule_.kappa * g.tdp_w);
+      // A card far more efficient per watt than any trained one (L4: 420
+      // GFLOP/s per W at 4 nm against at most 116) would be capped by a
+      // power figure fitted to older processes: bound it below by the
+      // lowest fraction of peak a trained GPU sustained.
+      if (rule_.max_flops_per_w > 0 &&
+          g.peak_flops / g.tdp_w > kPowerExtrapolation * rule_.max_flops_per_w) {
+        r.flops = std::max(r.flops, rule_.min_fraction * g.peak_flops);
+      }
+    }
     auto beta = rule_.beta_by_class.find(MemoryClass(g));
     r.bw_bps = (beta == rule_.beta_by_class.end() ? rule_.beta : beta->second) *
                g.mem_bw_bps;

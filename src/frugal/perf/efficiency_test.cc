@@ -121,3 +121,42 @@ TEST(EfficiencyModel, RejectsAMalformedRule) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// XGBoost trusts a model's tree arrays; a file whose trees loop or whose
+// counts disagree is refused before XGBoost sees it.
+TEST(TreeModelFiles, MalformedTreesAreRefused) {
+  std::vector<TrainRow> rows;
+  AddGpu("V100-PCIE-32GB", 11, 800, 0, &rows);
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok());
+  const nlohmann::json good = (*m)->ToJson(false);
+  auto load = [](const nlohmann::json& j) {
+    auto fresh = NewOpTimeModel("efficiency");
+    return (*fresh)->FromJson(j);
+  };
+  ASSERT_TRUE(load(good).ok());
+  auto tree = [](nlohmann::json& j) -> nlohmann::json& {
+    return j["boosters"]["linear"]["learner"]["gradient_booster"]["model"]["trees"][0];
+  };
+  nlohmann::json loop = good;
+  tree(loop)["left_children"][0] = 0;  // the root its own child
+  Status st = load(loop);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("not a later node"), std::string::npos) << st.message();
+  nlohmann::json count = good;
+  count["boosters"]["linear"]["learner"]["gradient_booster"]["model"]["gbtree_model_param"]
+       ["num_trees"] = "0";
+  EXPECT_FALSE(load(count).ok());
+  nlohmann::json id = good;
+  tree(id)["id"] = 5;
+  EXPECT_FALSE(load(id).ok());
+  nlohmann::json feature = good;
+  tree(feature)["split_indices"][0] = 100000;
+  EXPECT_FALSE(load(feature).ok());
+}
+
+}  // namespace
+}  // namespace frugal

@@ -137,14 +137,18 @@ Result<std::unique_ptr<OpTimeModel>> LoadOpTimeModel(const std::string& path) {
   FRUGAL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   // UBJSON objects also open with '{': the extension decides which to try
   // first, and a file in the other encoding still loads.
-  nlohmann::json j = nlohmann::json::from_ubjson(text, true, false);
-  if (FileExtension(path) != "ubj" || j.is_discarded()) {
+  nlohmann::json j;
+  Result<nlohmann::json> ubj = ParseUbjson(text, path);
+  if (FileExtension(path) == "ubj" && ubj.ok()) {
+    j = std::move(*ubj);
+  } else {
     Result<nlohmann::json> parsed = ParseJson(text, path);
     if (parsed.ok()) {
       j = std::move(*parsed);
-    } else if (j.is_discarded()) {
-      j = nlohmann::json::from_ubjson(text, true, false);
-      if (j.is_discarded()) return parsed.status();
+    } else if (ubj.ok()) {
+      j = std::move(*ubj);
+    } else {
+      return FileExtension(path) == "ubj" ? ubj.status() : parsed.status();
     }
   }
   if (!j.is_object() || j.value("format", "") != kFileFormat) {
