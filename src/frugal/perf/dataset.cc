@@ -142,9 +142,28 @@ const char* PerfOpName(PerfOp op) {
   return "?";
 }
 
-bool IsScalarOperandPerfOp(PerfOp op) {
-  return op == PerfOp::kAddScalar || op == PerfOp::kMulScalar ||
-         op == PerfOp::kDivScalar || op == PerfOp::kPowScalar;
+// Binary ops and their scalar-operand forms.
+constexpr std::pair<PerfOp, PerfOp> kScalarForms[] = {
+    {PerfOp::kAdd, PerfOp::kAddScalar},
+    {PerfOp::kMul, PerfOp::kMulScalar},
+    {PerfOp::kDiv, PerfOp::kDivScalar},
+    {PerfOp::kPow, PerfOp::kPowScalar},
+};
+
+bool IsScalarOperandPerfOp(PerfOp op) { return BinaryFormOf(op) != op; }
+
+PerfOp ScalarFormOf(PerfOp op) {
+  for (const auto& [binary, scalar] : kScalarForms) {
+    if (binary == op) return scalar;
+  }
+  return op;
+}
+
+PerfOp BinaryFormOf(PerfOp op) {
+  for (const auto& [binary, scalar] : kScalarForms) {
+    if (scalar == op) return binary;
+  }
+  return op;
 }
 
 bool ParsePerfOp(std::string_view name, PerfOp* out) {

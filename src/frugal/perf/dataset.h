@@ -49,6 +49,10 @@ bool ParsePerfOp(std::string_view name, PerfOp* out);
 bool IsHeavyPerfOp(PerfOp op);
 // addu, mulu, divu, powu.
 bool IsScalarOperandPerfOp(PerfOp op);
+// add -> addu, mul -> mulu, div -> divu, pow -> powu; other ops unchanged.
+PerfOp ScalarFormOf(PerfOp op);
+// The inverse: addu -> add, ...; other ops unchanged.
+PerfOp BinaryFormOf(PerfOp op);
 // All kinds, in enum order.
 const std::vector<PerfOp>& AllPerfOps();
 

@@ -13,12 +13,7 @@ namespace {
 
 using testing::TheCatalog;
 
-const GpuSpec& Gpu(const char* name) {
-  const GpuSpec* g = TheCatalog().FindGpu(name);
-  EXPECT_NE(g, nullptr) << name;
-  static GpuSpec none;
-  return g ? *g : none;
-}
+const GpuSpec& Gpu(const char* name) { return testing::CatalogGpu(name); }
 
 // Large GEMMs at `tflops`, large adds at `gbps`, and small launches at the
 // floor, for one GPU and one campaign (source).

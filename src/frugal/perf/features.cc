@@ -141,21 +141,6 @@ bool HasScalarOperand(const Op& op) {
   return Elems(op.inputs[0]) == 1 || Elems(op.inputs[1]) == 1;
 }
 
-PerfOp ScalarForm(PerfOp op) {
-  switch (op) {
-    case PerfOp::kAdd:
-      return PerfOp::kAddScalar;
-    case PerfOp::kMul:
-      return PerfOp::kMulScalar;
-    case PerfOp::kDiv:
-      return PerfOp::kDivScalar;
-    case PerfOp::kPow:
-      return PerfOp::kPowScalar;
-    default:
-      return op;
-  }
-}
-
 OpQuery ConvQuery(const Op& op) {
   const bool backward = op.phase == Phase::kBackward;
   if (op.attrs.GetInt("group", 1) != 1)
@@ -606,7 +591,7 @@ OpQuery QueryForOp(const Op& op) {
       }
       auto [rows, cols] = RowsCols(op.outputs[0]);
       OpShape s;
-      s.op = HasScalarOperand(op) ? ScalarForm(*e) : *e;
+      s.op = HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
       s.b = rows;
       s.h = cols;
       q = WithShape(s, PerfOpName(s.op));

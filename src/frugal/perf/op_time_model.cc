@@ -1,7 +1,5 @@
 #include "frugal/perf/op_time_model.h"
 
-#include <optional>
-
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -193,26 +191,6 @@ Result<std::unique_ptr<OpTimeModel>> OpenOpTimeModel(const std::string& spec) {
                               spec, RowNames(OpTimeModels())));
 }
 
-namespace {
-
-// The binary op a scalar-operand form (addu, ...) is a special case of.
-std::optional<PerfOp> BinaryFormOf(PerfOp op) {
-  switch (op) {
-    case PerfOp::kAddScalar:
-      return PerfOp::kAdd;
-    case PerfOp::kMulScalar:
-      return PerfOp::kMul;
-    case PerfOp::kDivScalar:
-      return PerfOp::kDiv;
-    case PerfOp::kPowScalar:
-      return PerfOp::kPow;
-    default:
-      return std::nullopt;
-  }
-}
-
-}  // namespace
-
 Result<std::vector<double>> PredictShapesMs(const OpTimeModel& model,
                                             std::span<const OpShape> shapes,
                                             const GpuSpec& gpu,
@@ -223,8 +201,8 @@ Result<std::vector<double>> PredictShapesMs(const OpTimeModel& model,
   std::vector<OpShape> binary(shapes.begin(), shapes.end());
   bool changed = false;
   for (OpShape& s : binary) {
-    if (std::optional<PerfOp> b = BinaryFormOf(s.op)) {
-      s.op = *b;
+    if (IsScalarOperandPerfOp(s.op)) {
+      s.op = BinaryFormOf(s.op);
       changed = true;
     }
   }

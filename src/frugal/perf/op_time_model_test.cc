@@ -21,12 +21,7 @@ namespace fs = std::filesystem;
 
 using testing::TheCatalog;
 
-const GpuSpec& Gpu(const char* name) {
-  const GpuSpec* g = TheCatalog().FindGpu(name);
-  EXPECT_NE(g, nullptr) << name;
-  static GpuSpec none;
-  return g ? *g : none;
-}
+const GpuSpec& Gpu(const char* name) { return testing::CatalogGpu(name); }
 
 OpShape ShapeFor(PerfOp op, int i) {
   OpShape s;

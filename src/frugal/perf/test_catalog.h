@@ -20,6 +20,15 @@ inline const Catalog& TheCatalog() {
   return *c;
 }
 
+// A GPU of the bundled catalog by name (a failed expectation and an empty
+// spec when it is missing).
+inline const GpuSpec& CatalogGpu(const char* name) {
+  const GpuSpec* g = TheCatalog().FindGpu(name);
+  EXPECT_NE(g, nullptr) << name;
+  static GpuSpec none;
+  return g ? *g : none;
+}
+
 // A V100-like GPU that is not in any catalog.
 inline GpuSpec TestGpu() {
   GpuSpec g;
