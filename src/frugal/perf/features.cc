@@ -48,6 +48,15 @@ Gemm GemmOf(const OpShape& s) {
   return g;
 }
 
+// Batch, the GEMM view's M, N and K, and conv's kernel, stride, padding,
+// image and output size: the shape features both tree models use.
+void AppendShapeDims(const OpShape& s, const Gemm& g, std::vector<double>* f) {
+  f->insert(f->end(), {L2(static_cast<double>(s.b)), L2(g.m), L2(g.n), L2(g.k),
+                       static_cast<double>(s.kernel), static_cast<double>(s.stride),
+                       static_cast<double>(s.padding), L2(static_cast<double>(s.image)),
+                       L2(static_cast<double>(s.ConvOutSize()))});
+}
+
 double ElementwiseFlops(PerfOp op) {
   switch (op) {
     case PerfOp::kSoftmax:
@@ -393,17 +402,9 @@ std::vector<float> LearnedFeatures(const OpShape& s, const GpuFeatures& gpu) {
       L2(w.bytes),
       L2(w.flops / w.bytes),
       L2((w.flops / w.bytes) / (gpu.peak_flops / gpu.mem_bw_bps)),
-      gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan,
-      L2(static_cast<double>(s.b)),
-      L2(g.m),
-      L2(g.n),
-      L2(g.k),
-      static_cast<double>(s.kernel),
-      static_cast<double>(s.stride),
-      static_cast<double>(s.padding),
-      L2(static_cast<double>(s.image)),
-      L2(static_cast<double>(s.ConvOutSize())),
-      L2(w.flops / (sms * gpu.clock_mhz * 1e6))};
+      gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan};
+  AppendShapeDims(s, g, &f);
+  f.push_back(L2(w.flops / (sms * gpu.clock_mhz * 1e6)));
   const std::pair<double, double> tiles[] = {
       {128, 128}, {128, 64}, {64, 64}, {32, 128}};
   for (auto [tm, tn] : tiles) {
@@ -498,16 +499,8 @@ std::vector<float> EfficiencyFeatures(const OpShape& s, const GpuFeatures& gpu,
       // would name the GPU: trees would memorise the trained GPUs by it.
       heavy ? L2((w.flops / w.bytes) / (rates.flops / rates.bw_bps)) : nan,
       gpu.l2_bytes > 0 ? L2(w.bytes / gpu.l2_bytes) : nan,
-      gpu.l2_bytes > 0 ? (w.bytes <= gpu.l2_bytes ? 1.0 : 0.0) : nan,
-      L2(static_cast<double>(s.b)),
-      L2(g.m),
-      L2(g.n),
-      L2(g.k),
-      static_cast<double>(s.kernel),
-      static_cast<double>(s.stride),
-      static_cast<double>(s.padding),
-      L2(static_cast<double>(s.image)),
-      L2(static_cast<double>(s.ConvOutSize()))};
+      gpu.l2_bytes > 0 ? (w.bytes <= gpu.l2_bytes ? 1.0 : 0.0) : nan};
+  AppendShapeDims(s, g, &f);
   for (const Tile& t : kTiles) {
     if (!heavy) {
       f.insert(f.end(), {nan, nan, nan});
