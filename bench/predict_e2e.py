@@ -19,7 +19,7 @@ import sys
 import e2e_labels
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
-models = sys.argv[2:] or ["learned", "roofline", "ceer"]
+models = sys.argv[2:] or ["efficiency", "learned", "roofline", "ceer"]
 frugal = os.path.join(build, "tools", "frugal", "frugal")
 
 rows = []
