@@ -295,6 +295,13 @@ TEST_F(CatalogFileTest, SustainedThroughputIsAFigureWithASource) {
   EXPECT_EQ(t4->sources.at("sustained_fp32_gemm_tflops"), "sheet");
   doc["gpus"][1]["sustained_fp32_gemm_tflops"] = -1;
   ExpectRejected(doc, "sustained_fp32_gemm_tflops must be a positive number");
+  doc["gpus"][1]["sustained_fp32_gemm_tflops"] = 3.2;
+  doc["gpus"][1]["memory_type"] = "SRAM";
+  ExpectRejected(doc, "memory_type 'SRAM' is neither GDDR* nor HBM*");
+  doc["gpus"][1]["memory_type"] = "HBM2e";
+  auto hbm = LoadCatalog(Write("c.json", doc.dump()));
+  ASSERT_TRUE(hbm.ok()) << hbm.status().ToString();
+  EXPECT_EQ(hbm->FindGpu("T4")->memory_type, "HBM2e");
   doc["gpus"][1].erase("source");
   doc["gpus"][1]["sustained_fp32_gemm_tflops"] = 3.2;
   ExpectRejected(doc, "has no source");

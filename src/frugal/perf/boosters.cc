@@ -326,4 +326,25 @@ Status LatencyFloors::FromJson(const char* model, const nlohmann::json& j) {
   return Status::Ok();
 }
 
+std::map<PerfOp, std::vector<const TrainRow*>> RowsAboveFloor(
+    const std::vector<TrainRow>& rows, const LatencyFloors& floors) {
+  constexpr double kAboveFloor = 1.25;
+  std::map<PerfOp, std::vector<const TrainRow*>> by_op;
+  for (const auto& r : rows) by_op[r.shape.op].push_back(&r);
+  for (auto& [op, members] : by_op) {
+    std::vector<const TrainRow*> above;
+    for (const auto* r : members) {
+      if (r->latency_ms > kAboveFloor * floors.For(op, r->gpu->name)) above.push_back(r);
+    }
+    if (above.size() >= 50) members = std::move(above);
+  }
+  return by_op;
+}
+
+std::map<PerfOp, std::vector<size_t>> IndicesByOp(std::span<const OpShape> shapes) {
+  std::map<PerfOp, std::vector<size_t>> by_op;
+  for (size_t i = 0; i < shapes.size(); ++i) by_op[shapes[i].op].push_back(i);
+  return by_op;
+}
+
 }  // namespace frugal

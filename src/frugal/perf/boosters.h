@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -64,6 +65,15 @@ class LatencyFloors {
   std::map<PerfOp, std::map<std::string, double>> by_gpu_;  // ms
   std::map<PerfOp, double> default_;                        // ms
 };
+
+// The training rows of each op type that carry efficiency: those slower than
+// 1.25x their GPU's floor (faster ones are launch-bound), or all of the op's
+// rows when fewer than 50 are. Op types in enum order; rows in input order.
+std::map<PerfOp, std::vector<const TrainRow*>> RowsAboveFloor(
+    const std::vector<TrainRow>& rows, const LatencyFloors& floors);
+
+// Indices of `shapes` grouped by op type, for one batched prediction each.
+std::map<PerfOp, std::vector<size_t>> IndicesByOp(std::span<const OpShape> shapes);
 
 }  // namespace frugal
 

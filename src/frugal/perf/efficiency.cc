@@ -37,7 +37,6 @@
 namespace frugal {
 namespace {
 
-constexpr double kAboveFloor = 1.25;
 constexpr double kLargeGemmFlops = 1e10;
 constexpr double kLargeStreamBytes = 1e8;
 constexpr size_t kMinCampaignRows = 20;
@@ -103,18 +102,11 @@ class EfficiencyModel final : public OpTimeModel {
       if (!throttled_.count({r.gpu->name, r.source})) kept.push_back(r);
     }
     std::vector<TrainRow> rows = Subsample(kept, options);
-    std::map<PerfOp, std::vector<const TrainRow*>> by_op;
-    for (const auto& r : rows) by_op[r.shape.op].push_back(&r);
+    std::map<PerfOp, std::vector<const TrainRow*>> by_op = RowsAboveFloor(rows, floors_);
     if (by_op.empty()) return InvalidArgument("efficiency: no training rows");
     std::map<std::string, std::pair<GpuFeatures, SustainedRates>> gpus;
     const size_t nf = EfficiencyFeatureNames().size();
-    for (auto& [op, members] : by_op) {
-      std::vector<const TrainRow*> above;
-      for (const auto* r : members) {
-        if (r->latency_ms > kAboveFloor * floors_.For(op, r->gpu->name))
-          above.push_back(r);
-      }
-      if (above.size() >= 50) members = std::move(above);
+    for (const auto& [op, members] : by_op) {
       std::vector<float> x, y;
       x.reserve(members.size() * nf);
       for (const auto* r : members) {
@@ -141,8 +133,7 @@ class EfficiencyModel final : public OpTimeModel {
     FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
     const SustainedRates rates = RatesFor(g);
     std::vector<double> out(shapes.size(), 0.0);
-    std::map<PerfOp, std::vector<size_t>> by_op;
-    for (size_t i = 0; i < shapes.size(); ++i) by_op[shapes[i].op].push_back(i);
+    const std::map<PerfOp, std::vector<size_t>> by_op = IndicesByOp(shapes);
     const size_t nf = EfficiencyFeatureNames().size();
     for (const auto& [op, idx] : by_op) {
       std::vector<float> x;

@@ -19,10 +19,6 @@
 namespace frugal {
 namespace {
 
-// Rows faster than this multiple of their GPU's floor are launch-bound and
-// carry no information about efficiency.
-constexpr double kAboveFloor = 1.25;
-
 class LearnedModel final : public OpTimeModel {
  public:
   const char* name() const override { return "learned"; }
@@ -32,17 +28,10 @@ class LearnedModel final : public OpTimeModel {
     boosters_.Clear();
     floors_.Fit(all_rows);
     std::vector<TrainRow> rows = Subsample(all_rows, options);
-    std::map<PerfOp, std::vector<const TrainRow*>> by_op;
-    for (const auto& r : rows) by_op[r.shape.op].push_back(&r);
+    std::map<PerfOp, std::vector<const TrainRow*>> by_op = RowsAboveFloor(rows, floors_);
     if (by_op.empty()) return InvalidArgument("learned: no training rows");
     std::map<std::string, GpuFeatures> gpus;
-    for (auto& [op, members] : by_op) {
-      std::vector<const TrainRow*> above;
-      for (const auto* r : members) {
-        if (r->latency_ms > kAboveFloor * floors_.For(op, r->gpu->name))
-          above.push_back(r);
-      }
-      if (above.size() >= 50) members = std::move(above);
+    for (const auto& [op, members] : by_op) {
       const size_t nf = FeatureNames().size();
       std::vector<float> x;
       std::vector<float> y;
@@ -70,8 +59,7 @@ class LearnedModel final : public OpTimeModel {
       return FailedPrecondition("learned model is not trained");
     FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
     std::vector<double> out(shapes.size(), 0.0);
-    std::map<PerfOp, std::vector<size_t>> by_op;
-    for (size_t i = 0; i < shapes.size(); ++i) by_op[shapes[i].op].push_back(i);
+    const std::map<PerfOp, std::vector<size_t>> by_op = IndicesByOp(shapes);
     const size_t nf = FeatureNames().size();
     for (const auto& [op, idx] : by_op) {
       std::vector<float> x;
