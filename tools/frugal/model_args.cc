@@ -186,6 +186,22 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
   }
   // The mode.
   s.training = a.train || (!a.infer && (request.train_by_default || g.IsTraining()));
+  for (const Op& op : g.ops) s.model_forward_flops += op.phase == Phase::kForward ? op.flops : 0;
+  OpGraph split;
+  if (request.tensor_parallel > 1) {
+    if (g.IsTraining()) {
+      return InvalidArgument(fmt::format(
+          "{}: --tp {} splits a forward graph; this file holds a training graph", path,
+          request.tensor_parallel));
+    }
+    Result<TensorParallelGraph> tp = ShardTensorParallel(g, request.tensor_parallel);
+    if (!tp.ok()) {
+      return tp.status().WithPrefix(fmt::format("{}: --tp {}", path, request.tensor_parallel));
+    }
+    s.tp_all_reduces = std::move(tp->all_reduces);
+    split = std::move(tp->graph);
+  }
+  const OpGraph& fwd = request.tensor_parallel > 1 ? split : g;
   if (g.IsTraining()) {
     const std::string built = GraphOptimizer(g);
     if (s.training && !a.optimizer.empty() && a.optimizer != built) {
@@ -203,11 +219,11 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
       s.step = InferenceGraph(ForwardPart(g));
     }
   } else if (s.training) {
-    Result<OpGraph> t = BuildTrainingGraph(g, topts);
+    Result<OpGraph> t = BuildTrainingGraph(fwd, topts);
     if (!t.ok()) return t.status().WithPrefix(path);
     s.step = std::move(t).value();
   } else {
-    s.step = InferenceGraph(g);
+    s.step = InferenceGraph(fwd);
   }
   if (!s.training && !a.optimizer.empty()) {
     return InvalidArgument(path +
@@ -217,9 +233,9 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
   return s;
 }
 
-Result<LoadedModel> LoadModel(const ModelArgs& a) {
+Result<LoadedModel> LoadModel(const ModelArgs& a, const StepRequest& request) {
   LoadedModel m;
-  FRUGAL_ASSIGN_OR_RETURN(m.s, LoadStep(a, {}));
+  FRUGAL_ASSIGN_OR_RETURN(m.s, LoadStep(a, request));
   if (m.s.measured && a.fused) {
     return InvalidArgument(a.model + ": --fused cannot apply to op times measured by a "
                            "profile (its ops have no kinds to fuse)");

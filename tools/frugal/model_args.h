@@ -22,6 +22,7 @@
 #include "frugal/graph/training.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/op_time_model.h"
+#include "frugal/plan/tensor_parallel.h"
 
 namespace frugal::cli {
 
@@ -64,6 +65,9 @@ struct StepRequest {
   bool train_by_default = true;
   // --batch must be given for ONNX / HF models (predict, advise).
   bool batch_required = true;
+  // Megatron tensor parallelism (plan/tensor_parallel.h): the step is one
+  // GPU's of `tensor_parallel`; errors are prefixed "--tp N".
+  int tensor_parallel = 1;
 };
 
 // The step a pricing verb works on.
@@ -76,6 +80,10 @@ struct LoadedStep {
   bool training = false;
   int64_t batch = 0;  // the step's batch per GPU (0: not recorded)
   StepMemory memory;  // the one memory model (graph/training.h)
+  // With tensor parallelism: the forward all-reduces of `step` (op indices
+  // into step's forward ops, which keep forward's order).
+  std::vector<TensorParallelGraph::AllReduce> tp_all_reduces;
+  double model_forward_flops = 0;  // forward pass of the whole (unsplit) model
 };
 
 // Loads and checks; errors name the file and the flag. A usage error
@@ -89,7 +97,7 @@ struct LoadedModel {
   std::unique_ptr<OpTimeModel> perf;
 };
 
-Result<LoadedModel> LoadModel(const ModelArgs& a);
+Result<LoadedModel> LoadModel(const ModelArgs& a, const StepRequest& request = {});
 
 // The GPU a profiled graph's times are taken to be from: `gpu` must match
 // the per-device memory the file records (maxSizePerFPGA) within 5 %, as

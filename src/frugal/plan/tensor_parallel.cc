@@ -207,6 +207,13 @@ class Sharder {
         e = out_rank == in_rank ? dim : dim - removed;
         break;
       }
+      case OpKind::kExpand:
+        // repeat_kv inserts the repeat dim: a dim that keeps its size and
+        // index is the same dim.
+        e = dim < out_rank && orig.outputs[0].shape[dim] == in_full[dim]
+                ? dim
+                : dim + (out_rank - in_rank);
+        break;
       default:
         if (IsNormalising(op.kind)) {
           int64_t axis = op.attrs.GetInt("axis", -1);
@@ -272,7 +279,10 @@ class Sharder {
     const int64_t n = in_.ops[i].outputs[0].shape.back();
     const bool in_block = blocks_.block_of_op[i] >= 0;
     const bool tied_split = shapes_.count(weight->name) > 0;
-    if (n < kMinSplitFeaturesPerGpu * tp_) {
+    // Outside the blocks only the LM head splits (vocab-parallel, with the
+    // embedding); pooler, projection and classifier layers stay whole.
+    const bool lm_head = tied_split || (vocab_rows_ > 0 && n == vocab_rows_);
+    if (n < kMinSplitFeaturesPerGpu * tp_ || (!in_block && !lm_head)) {
       ++out_.replicated_linears;
       MarkOutputs(op, -1);
       return Status::Ok();
@@ -299,6 +309,7 @@ class Sharder {
     for (TensorInfo& t : op.inputs) {
       if (fed && t.role == TensorRole::kParameter && t.shape.size() == 2 &&
           !shapes_.count(t.name) && t.shape[0] >= kMinSplitFeaturesPerGpu * tp_) {
+        vocab_rows_ = t.shape[0];
         FRUGAL_RETURN_IF_ERROR(Divide(t, 0, op, /*pad=*/true));
         shapes_[t.name] = t.shape;
         ++out_.vocab_parallel;
@@ -315,6 +326,7 @@ class Sharder {
   const int tp_;
   BlockMap blocks_;
   TensorParallelGraph out_;
+  int64_t vocab_rows_ = 0;               // of the split token embedding
   std::map<std::string, int> split_;     // activation -> split dim
   std::map<std::string, Shape> shapes_;  // tensor -> per-GPU shape
 };
