@@ -86,8 +86,7 @@ std::string DescribePlan(const ParallelPlan& p) {
   return s;
 }
 
-Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
-                                 const ParallelPlan& plan, const PlanOptions& options) {
+Result<StepProfile> ProfileStep(const PlanInputs& in) {
   if (in.step == nullptr || in.op_times == nullptr || in.memory == nullptr) {
     return Internal("plan inputs missing");
   }
@@ -96,8 +95,113 @@ Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
   if (times.size() != g.ops.size() || in.memory->op_bytes.size() != g.ops.size()) {
     return Internal("op times or memory do not match the graph");
   }
+  if (in.micro_batch < 1) return InvalidArgument("micro-batch must be >= 1");
+  FRUGAL_ASSIGN_OR_RETURN(BlockMap blocks, MapBlocks(g));
+  StepProfile pr;
+  pr.name = g.name;
+  pr.training = g.IsTraining();
+  pr.num_blocks = blocks.num_blocks();
+  pr.micro_batch = in.micro_batch;
+  pr.seq_len = in.seq_len;
+  pr.model_forward_flops = in.model_forward_flops;
+  const int nb = pr.num_blocks;
+  pr.segments.assign(nb + 2, {});
+  auto seg_of = [&](int op) {
+    const int b = blocks.block_of_op[op];
+    return b == kBeforeBlocks ? 0 : b == kAfterBlocks ? nb + 1 : b + 1;
+  };
+  // Which forward ops have a weight-gradient op (their gradients sit there).
+  std::vector<bool> has_wgrad(g.ops.size(), false);
+  for (const Op& op : g.ops) {
+    if (op.grad == GradRole::kWeight && op.forward_op >= 0) has_wgrad[op.forward_op] = true;
+  }
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    StepProfile::Segment& sg = pr.segments[seg_of(static_cast<int>(i))];
+    ++sg.ops;
+    const double t = times[i].time_ms;
+    const double bytes = static_cast<double>(in.memory->op_bytes[i]);
+    switch (op.phase) {
+      case Phase::kForward: {
+        const double p = static_cast<double>(op.param_bytes);
+        const double a = std::max(0.0, bytes - p - (pr.training && !has_wgrad[i] ? p : 0));
+        sg.forward_ms += t;
+        sg.params += p;
+        sg.activations += a;
+        pr.total_params += p;
+        if (IsScoreOp(op, g.seq_len)) {
+          sg.score_forward_ms += t;
+          sg.score_activations += a;
+        }
+        break;
+      }
+      case Phase::kBackward: sg.backward_ms += t; break;
+      case Phase::kOptimizer:
+        sg.optimizer_ms += t;
+        sg.optimizer_bytes += bytes;
+        break;
+    }
+  }
+  for (const auto& ar : in.tp_all_reduces) {
+    if (ar.op < 0 || ar.op >= g.num_ops()) return Internal("all-reduce op out of range");
+    StepProfile::Segment& sg = pr.segments[seg_of(ar.op)];
+    sg.tp_all_reduce_bytes += static_cast<double>(ar.bytes);
+    ++sg.tp_all_reduces;
+  }
+  // Block inputs and the bytes crossing each cut between segments.
+  std::vector<double> diff(nb + 3, 0);
+  std::set<std::pair<int, std::string>> seen;
+  for (const Edge& e : g.edges) {
+    if (g.ops[e.src].phase != Phase::kForward || g.ops[e.dst].phase != Phase::kForward) continue;
+    const int a = seg_of(e.src), b = seg_of(e.dst);
+    if (a == b) continue;
+    const double bytes = static_cast<double>(e.bytes);
+    if (a < b) {
+      diff[a] += bytes;
+      diff[b] -= bytes;
+    }
+    if (b >= 1 && b <= nb &&
+        seen.emplace(b, e.tensor.empty() ? std::to_string(e.src) : e.tensor).second) {
+      pr.segments[b].input_bytes += bytes;
+    }
+  }
+  pr.cut_bytes.assign(nb + 2, 0);
+  double run = 0;
+  for (int k = 0; k <= nb + 1; ++k) {
+    run += diff[k];
+    pr.cut_bytes[k] = run;
+  }
+  // Gradient readiness on one stream, as IterationFromOpTimes walks it.
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<int> order, g.TopologicalOrder());
+  double clock = 0;
+  for (int i : order) {
+    const Op& op = g.ops[i];
+    if (op.phase == Phase::kOptimizer) continue;
+    clock += times[i].time_ms;
+    if (op.phase != Phase::kBackward) continue;
+    pr.backward_end_ms = clock;
+    if (op.grad != GradRole::kWeight) continue;
+    double bytes = 0;
+    for (const auto& out : op.outputs) bytes += static_cast<double>(out.Bytes());
+    pr.grad_ready.emplace_back(clock, bytes);
+  }
+  if (pr.training && pr.grad_ready.empty()) {
+    // Profiled graphs: every parameter's gradient is reduced at the end.
+    pr.grad_ready.emplace_back(pr.backward_end_ms, pr.total_params);
+  }
+  return pr;
+}
+
+Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
+                                 const ParallelPlan& plan, const PlanOptions& options) {
+  FRUGAL_ASSIGN_OR_RETURN(StepProfile pr, ProfileStep(in));
+  return PricePlan(pr, gpu, plan, options);
+}
+
+Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
+                                 const ParallelPlan& plan, const PlanOptions& options) {
   if (plan.tp < 1 || plan.pp < 1 || plan.dp < 1 || plan.microbatches < 1 ||
-      plan.grad_accum < 1 || in.micro_batch < 1) {
+      plan.grad_accum < 1) {
     return InvalidArgument("parallel degrees and micro-batch counts must be >= 1");
   }
   if (plan.zero < 0 || plan.zero > 3) return InvalidArgument("ZeRO stage must be 0..3");
@@ -107,102 +211,35 @@ Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
         "tensor parallelism over {} GPUs needs them in one instance of {} GPUs", plan.tp,
         per_node));
   }
-  const bool training = g.IsTraining();
-  FRUGAL_ASSIGN_OR_RETURN(BlockMap blocks, MapBlocks(g));
-  const int nb = blocks.num_blocks();
+  const bool training = pr.training;
+  const int nb = pr.num_blocks;
   if (plan.pp > 1 && plan.pp > nb) {
     return InvalidArgument(fmt::format("{} pipeline stages need at least {} layers; '{}' has {}",
-                                       plan.pp, plan.pp, g.name, nb));
+                                       plan.pp, plan.pp, pr.name, nb));
   }
-
-  // Stage of every op.
+  const auto& seg = pr.segments;
+  // Stages: contiguous blocks; segment 0 joins the first, B+1 the last.
   std::vector<double> block_cost(std::max(nb, 1), 0);
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const int b = blocks.block_of_op[i];
-    if (b >= 0 && g.ops[i].phase != Phase::kOptimizer) block_cost[b] += times[i].time_ms;
+  for (int b = 0; b < nb; ++b) block_cost[b] = seg[b + 1].forward_ms + seg[b + 1].backward_ms;
+  const std::vector<int> stage_of_block = BalanceStages(block_cost, plan.pp);
+  std::vector<int> first_seg(plan.pp, 0), last_seg(plan.pp, nb + 1);
+  for (int s = 0; s < plan.pp; ++s) {
+    int lo = nb + 1, hi = 0;
+    for (int b = 0; b < nb; ++b) {
+      if (stage_of_block[b] == s) {
+        lo = std::min(lo, b + 1);
+        hi = std::max(hi, b + 1);
+      }
+    }
+    first_seg[s] = s == 0 ? 0 : lo;
+    last_seg[s] = s == plan.pp - 1 ? nb + 1 : hi;
   }
-  std::vector<int> stage_of_block = BalanceStages(block_cost, plan.pp);
-  auto stage_of = [&](int op) {
-    const int b = blocks.block_of_op[op];
-    if (b == kBeforeBlocks || nb == 0) return 0;
-    if (b == kAfterBlocks) return plan.pp - 1;
-    return stage_of_block[b];
-  };
 
   PlanPrediction r;
   r.plan = plan;
   r.training = training;
   r.stages.assign(plan.pp, StageCost{});
-  for (int s = 0; s < plan.pp; ++s) {
-    r.stages[s].first_block = nb;
-    r.stages[s].last_block = -1;
-  }
-  for (int b = 0; b < nb; ++b) {
-    StageCost& st = r.stages[stage_of_block[b]];
-    st.first_block = std::min(st.first_block, b);
-    st.last_block = std::max(st.last_block, b);
-  }
-
-  // Which forward ops have a weight-gradient op (their gradients sit there).
-  std::vector<bool> has_wgrad(g.ops.size(), false);
-  for (const Op& op : g.ops) {
-    if (op.grad == GradRole::kWeight && op.forward_op >= 0) has_wgrad[op.forward_op] = true;
-  }
-
-  const int64_t seq = g.seq_len;
-  std::vector<int64_t> params(plan.pp, 0), act(plan.pp, 0), opt(plan.pp, 0);
-  std::vector<double> block_act(std::max(nb, 1), 0), block_score_act(std::max(nb, 1), 0);
-  std::vector<double> block_fwd(std::max(nb, 1), 0), block_score_fwd(std::max(nb, 1), 0);
-  std::vector<int64_t> block_params(std::max(nb, 1), 0);
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    const int s = stage_of(static_cast<int>(i));
-    StageCost& st = r.stages[s];
-    ++st.ops;
-    const double t = times[i].time_ms;
-    const int64_t bytes = in.memory->op_bytes[i];
-    const int b = blocks.block_of_op[i];
-    switch (op.phase) {
-      case Phase::kForward: {
-        st.forward_ms += t;
-        params[s] += op.param_bytes;
-        int64_t a = bytes - op.param_bytes - (training && !has_wgrad[i] ? op.param_bytes : 0);
-        a = std::max<int64_t>(a, 0);
-        act[s] += a;
-        if (b >= 0) {
-          block_act[b] += static_cast<double>(a);
-          block_fwd[b] += t;
-          block_params[b] += op.param_bytes;
-          if (IsScoreOp(op, seq)) {
-            block_score_act[b] += static_cast<double>(a);
-            block_score_fwd[b] += t;
-          }
-        }
-        break;
-      }
-      case Phase::kBackward: st.backward_ms += t; break;
-      case Phase::kOptimizer:
-        st.optimizer_ms += t;
-        opt[s] += bytes;
-        break;
-    }
-  }
-
-  // Inputs of each block from outside it: what full checkpointing keeps.
-  std::vector<double> block_input(std::max(nb, 1), 0);
-  {
-    std::set<std::pair<int, std::string>> seen;
-    for (const Edge& e : g.edges) {
-      const int bd = blocks.block_of_op[e.dst];
-      if (bd < 0 || g.ops[e.dst].phase != Phase::kForward ||
-          g.ops[e.src].phase != Phase::kForward || blocks.block_of_op[e.src] == bd) {
-        continue;
-      }
-      if (seen.emplace(bd, e.tensor.empty() ? std::to_string(e.src) : e.tensor).second) {
-        block_input[bd] += static_cast<double>(e.bytes);
-      }
-    }
-  }
+  r.links = options.links.description;
 
   // Links: TP innermost inside an instance, then DP, then PP.
   const CommLinks tp_links = IntraOnly(options.links, options.links.intra_gbps);
@@ -217,68 +254,66 @@ Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
                         options.links.inter_gbps > 0 && plan.gpus() > per_node;
   const double p2p_gbps = pp_spans ? options.links.inter_gbps / std::min(per_node, plan.tp * plan.dp)
                                    : options.links.intra_gbps;
-  r.links = options.links.description;
-
-  // Blocking TP all-reduces.
-  for (const auto& ar : in.tp_all_reduces) {
-    if (ar.op < 0 || ar.op >= g.num_ops()) return Internal("all-reduce op out of range");
-    const double t = RingAllReduceMs(static_cast<double>(ar.bytes), plan.tp, tp_links);
-    const bool in_block = blocks.block_of_op[ar.op] >= 0;
-    double times_paid = training ? 2 : 1;
-    if (training && in_block && plan.checkpointing == Checkpointing::kFull) times_paid += 1;
-    r.stages[stage_of(ar.op)].tp_comm_ms += t * times_paid;
-  }
-
-  // Point-to-point activations between consecutive stages (each TP rank
-  // sends its 1/TP slice, Megatron's scatter-gather).
-  for (const Edge& e : g.edges) {
-    if (plan.pp == 1 || g.ops[e.src].phase != Phase::kForward ||
-        g.ops[e.dst].phase != Phase::kForward) {
-      continue;
-    }
-    const int a = stage_of(e.src), b = stage_of(e.dst);
-    if (a == b) continue;
-    const double bytes = static_cast<double>(e.bytes) / plan.tp;
-    const double one = 1e3 * bytes / (p2p_gbps * 1e9) + 1e-3 * options.links.step_latency_us;
-    r.stages[std::min(a, b)].p2p_ms += (training ? 2 : 1) * one;
-  }
+  const double tp_factor = plan.tp > 1 ? 2.0 * (plan.tp - 1) / plan.tp : 0;
 
   const int n = plan.microbatches * plan.grad_accum;
+  const bool full = training && plan.checkpointing == Checkpointing::kFull;
+  const bool selective = training && plan.checkpointing == Checkpointing::kSelective;
   double max_c = 0, sum_c = 0;
+  std::vector<double> params(plan.pp, 0);
   for (int s = 0; s < plan.pp; ++s) {
     StageCost& st = r.stages[s];
-    for (int b = std::max(st.first_block, 0); b <= st.last_block; ++b) {
-      if (!training) break;
-      if (plan.checkpointing == Checkpointing::kFull) st.recompute_ms += block_fwd[b];
-      if (plan.checkpointing == Checkpointing::kSelective) st.recompute_ms += block_score_fwd[b];
-    }
-    // Activations held: checkpointing keeps less, recomputes one block at a time.
-    double a = static_cast<double>(act[s]);
-    double peak_block = 0;
-    for (int b = std::max(st.first_block, 0); b <= st.last_block && training; ++b) {
-      if (plan.checkpointing == Checkpointing::kFull) {
-        a += block_input[b] - block_act[b];
-        peak_block = std::max(peak_block, block_act[b]);
-      } else if (plan.checkpointing == Checkpointing::kSelective) {
-        a -= block_score_act[b];
-        peak_block = std::max(peak_block, block_score_act[b]);
-      }
-    }
-    const int in_flight = training ? std::min(plan.pp - s, n) : 1;
-    st.memory.activations = static_cast<int64_t>(std::max(0.0, a) * in_flight + peak_block);
-    st.memory.params = plan.zero >= 3 ? Shard(params[s], plan.dp) : params[s];
-    st.memory.grads = !training ? 0 : plan.zero >= 2 ? Shard(params[s], plan.dp) : params[s];
-    st.memory.optimizer = plan.zero >= 1 ? Shard(opt[s], plan.dp) : opt[s];
-    if (training && plan.dp > 1) {
-      if (plan.zero >= 3) {
-        int64_t largest = 0;
-        for (int b = std::max(st.first_block, 0); b <= st.last_block; ++b) {
-          largest = std::max(largest, block_params[b]);
+    st.first_block = first_seg[s] == 0 ? 0 : first_seg[s] - 1;
+    st.last_block = std::min(last_seg[s], nb) - 1;
+    double act = 0, opt = 0, peak_block = 0;
+    int64_t largest_block_params = 0;
+    for (int k = first_seg[s]; k <= last_seg[s]; ++k) {
+      const StepProfile::Segment& sg = seg[k];
+      const bool block = k >= 1 && k <= nb;
+      st.ops += sg.ops;
+      st.forward_ms += sg.forward_ms;
+      st.backward_ms += sg.backward_ms;
+      st.optimizer_ms += sg.optimizer_ms;
+      params[s] += sg.params;
+      opt += sg.optimizer_bytes;
+      act += sg.activations;
+      if (block) {
+        largest_block_params = std::max(largest_block_params, static_cast<int64_t>(sg.params));
+        if (full) {
+          st.recompute_ms += sg.forward_ms;
+          act += sg.input_bytes - sg.activations;
+          peak_block = std::max(peak_block, sg.activations);
+        } else if (selective) {
+          st.recompute_ms += sg.score_forward_ms;
+          act -= sg.score_activations;
+          peak_block = std::max(peak_block, sg.score_activations);
         }
-        st.memory.workspace = 2 * largest;  // the gathered block and the prefetched next
-      } else {
-        st.memory.workspace = 2 * std::min<int64_t>(kDdpBucketBytes, params[s]);
       }
+      if (sg.tp_all_reduces > 0 && plan.tp > 1) {
+        const double ring = 1e3 * tp_factor * sg.tp_all_reduce_bytes / (tp_links.intra_gbps * 1e9) +
+                            1e-3 * sg.tp_all_reduces * 2.0 * (plan.tp - 1) *
+                                tp_links.step_latency_us;
+        st.tp_comm_ms += ring * ((training ? 2 : 1) + (full && block ? 1 : 0));
+      }
+    }
+    if (s + 1 < plan.pp) {
+      // Each TP rank sends its 1/TP slice (Megatron's scatter-gather).
+      const double bytes = pr.cut_bytes[last_seg[s]] / plan.tp;
+      const double one = 1e3 * bytes / (p2p_gbps * 1e9) + 1e-3 * options.links.step_latency_us;
+      st.p2p_ms = (training ? 2 : 1) * one;
+    }
+    // 1F1B: stage s holds min(PP - s, n) micro-batches' activations.
+    const int in_flight = training ? std::min(plan.pp - s, n) : 1;
+    st.memory.activations = static_cast<int64_t>(std::max(0.0, act) * in_flight + peak_block);
+    const int64_t p = static_cast<int64_t>(params[s]);
+    st.memory.params = plan.zero >= 3 ? Shard(p, plan.dp) : p;
+    st.memory.grads = !training ? 0 : plan.zero >= 2 ? Shard(p, plan.dp) : p;
+    st.memory.optimizer =
+        plan.zero >= 1 ? Shard(static_cast<int64_t>(opt), plan.dp) : static_cast<int64_t>(opt);
+    if (training && plan.dp > 1) {
+      // ZeRO-3: the gathered block and the prefetched next; else DDP buckets.
+      st.memory.workspace = plan.zero >= 3 ? 2 * largest_block_params
+                                           : 2 * std::min<int64_t>(kDdpBucketBytes, p);
     }
     if (plan.zero >= 1) st.optimizer_ms /= plan.dp;
     if (!training) st.backward_ms = st.optimizer_ms = 0;
@@ -298,23 +333,32 @@ Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
   if (training && plan.dp > 1) {
     for (int s = 0; s < plan.pp; ++s) {
       StageCost& st = r.stages[s];
-      const double p = static_cast<double>(params[s]);
       double exposed = 0;
       if (plan.zero >= 3) {
-        const double gather = RingAllReduceMs(p, plan.dp, dp_links) / 2;
+        const double gather = RingAllReduceMs(params[s], plan.dp, dp_links) / 2;
         exposed = n * (std::max(0.0, gather - st.forward_ms) +
                        std::max(0.0, 2 * gather - st.backward_ms - st.recompute_ms));
         st.dp_comm_ms = n * 3 * gather;
       } else if (plan.pp == 1) {
-        IterationOptions io;
-        io.gpus = plan.dp;
-        io.links = dp_links;
-        FRUGAL_ASSIGN_OR_RETURN(IterationPrediction it,
-                                IterationFromOpTimes(g, times, 0, gpu, io));
-        st.dp_comm_ms = it.comm_total_ms;
-        exposed = it.comm_ms;
+        // DDP buckets in backward order, on one communication stream, during
+        // the last micro-batch's backward pass (iteration.h).
+        double free_ms = 0, bucket = 0, total = 0;
+        auto flush = [&](double ready) {
+          if (bucket <= 0) return;
+          const double t = RingAllReduceMs(bucket, plan.dp, dp_links);
+          free_ms = std::max(free_ms, ready) + t;
+          total += t;
+          bucket = 0;
+        };
+        for (const auto& [ready, bytes] : pr.grad_ready) {
+          bucket += bytes;
+          if (bucket >= static_cast<double>(kDdpBucketBytes)) flush(ready);
+        }
+        flush(pr.backward_end_ms);
+        st.dp_comm_ms = total;
+        exposed = std::max(0.0, free_ms - pr.backward_end_ms);
       } else {
-        st.dp_comm_ms = RingAllReduceMs(p, plan.dp, dp_links);
+        st.dp_comm_ms = RingAllReduceMs(params[s], plan.dp, dp_links);
         exposed = std::max(0.0, st.dp_comm_ms - st.backward_ms);
       }
       r.dp_comm_total_ms = std::max(r.dp_comm_total_ms, st.dp_comm_ms);
@@ -331,12 +375,12 @@ Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
   r.reserved_bytes = options.reserved_bytes;
   r.fits = static_cast<double>(r.memory.total()) + options.reserved_bytes <= r.gpu_memory_bytes;
 
-  r.samples_per_step = static_cast<double>(in.micro_batch) * n * plan.dp;
+  r.samples_per_step = static_cast<double>(pr.micro_batch) * n * plan.dp;
   if (r.step_ms > 0) {
     r.samples_per_s = r.samples_per_step / (r.step_ms / 1e3);
-    r.tokens_per_s = in.seq_len > 0 ? r.samples_per_s * static_cast<double>(in.seq_len) : 0;
+    r.tokens_per_s = pr.seq_len > 0 ? r.samples_per_s * static_cast<double>(pr.seq_len) : 0;
     if (options.peak_tflops > 0) {
-      const double flops = (training ? 3.0 : 1.0) * in.model_forward_flops * n * plan.dp;
+      const double flops = (training ? 3.0 : 1.0) * pr.model_forward_flops * n * plan.dp;
       r.mfu = flops / (r.step_ms / 1e3 * plan.gpus() * options.peak_tflops * 1e12);
     }
   }

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "frugal/base/status.h"
@@ -125,8 +126,43 @@ struct PlanPrediction {
   std::string links;
 };
 
+// A step reduced to what plans need, per segment: segment 0 holds the ops
+// before the first block, 1..B the blocks, B+1 the ops after the last. One
+// profile prices any plan in O(B^2 x PP) (the advisor prices thousands).
+struct StepProfile {
+  struct Segment {
+    int ops = 0;
+    double forward_ms = 0, backward_ms = 0, optimizer_ms = 0;
+    double score_forward_ms = 0;  // attention-score ops (selective recompute)
+    double params = 0, activations = 0, optimizer_bytes = 0;  // bytes
+    double score_activations = 0;
+    double input_bytes = 0;  // activations entering the block (full checkpointing keeps)
+    double tp_all_reduce_bytes = 0;
+    int tp_all_reduces = 0;
+  };
+  std::string name;
+  bool training = true;
+  int num_blocks = 0;
+  std::vector<Segment> segments;  // num_blocks + 2
+  // cut_bytes[k]: forward activation bytes from segments <= k to > k.
+  std::vector<double> cut_bytes;
+  // For PP = 1: when each weight gradient is ready (ms into the step, on one
+  // stream in topological order) and its bytes; the end of the backward pass.
+  std::vector<std::pair<double, double>> grad_ready;
+  double backward_end_ms = 0;
+  double total_params = 0;
+  int64_t micro_batch = 1;
+  int64_t seq_len = 0;
+  double model_forward_flops = 0;
+};
+
+Result<StepProfile> ProfileStep(const PlanInputs& in);
+
 // InvalidArgument for a plan the model cannot take (PP beyond its blocks,
 // degrees < 1, ZeRO outside 0..3, TP larger than an instance).
+Result<PlanPrediction> PricePlan(const StepProfile& profile, const GpuSpec& gpu,
+                                 const ParallelPlan& plan, const PlanOptions& options);
+// ProfileStep, then PricePlan.
 Result<PlanPrediction> PricePlan(const PlanInputs& in, const GpuSpec& gpu,
                                  const ParallelPlan& plan, const PlanOptions& options);
 
