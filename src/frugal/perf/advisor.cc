@@ -57,8 +57,9 @@ bool Faster(const ConfigResult& a, const ConfigResult& b) {
 }
 
 std::string Describe(const ConfigResult& c) {
-  return fmt::format("{} x {} ({} x {}): {:.2f} h, ${:.2f}", c.instances, c.instance, c.gpus,
-                     c.gpu, c.hours, c.cost_usd.value_or(0));
+  return fmt::format("{} x {} ({} x {}{}{}): {:.2f} h, ${:.2f}", c.instances, c.instance, c.gpus,
+                     c.gpu, c.precision.empty() ? "" : ", " + c.precision,
+                     c.plan.empty() ? "" : ", " + c.plan, c.hours, c.cost_usd.value_or(0));
 }
 
 void Recommend(const AdviseOptions& o, Advice& a) {
@@ -110,18 +111,7 @@ int ArchitectureRank(const std::string& architecture) {
 Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
                       int64_t step_memory_bytes, const Catalog& catalog, const JobSpec& job,
                       const AdviseOptions& options) {
-  if (!(job.samples > 0) || !std::isfinite(job.samples)) {
-    return InvalidArgument("--samples must be > 0");
-  }
-  if (!(job.epochs > 0) || !std::isfinite(job.epochs)) return InvalidArgument("--epochs must be > 0");
-  if (job.batch_per_gpu < 1) return InvalidArgument("--batch must be >= 1");
-  if (options.max_instances < 1) return InvalidArgument("--max-instances must be >= 1");
-  if (options.deadline_hours && !(*options.deadline_hours > 0)) {
-    return InvalidArgument("--deadline must be > 0 hours");
-  }
-  if (options.budget_usd && !(*options.budget_usd > 0)) {
-    return InvalidArgument("--budget must be > 0 USD");
-  }
+  FRUGAL_RETURN_IF_ERROR(CheckAdviseInputs(job, options));
   Advice advice;
   std::map<std::string, std::vector<OpTimePrediction>> op_times;  // by GPU
   std::map<std::string, std::string> unpriceable;                 // GPU -> why
@@ -202,6 +192,28 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
         "lower --batch or split it across GPUs with `frugal place`",
         static_cast<double>(step_memory_bytes) / (1024.0 * 1024 * 1024), job.batch_per_gpu));
   }
+  FinishAdvice(catalog, options, &advice);
+  return advice;
+}
+
+Status CheckAdviseInputs(const JobSpec& job, const AdviseOptions& options) {
+  if (!(job.samples > 0) || !std::isfinite(job.samples)) {
+    return InvalidArgument("--samples must be > 0");
+  }
+  if (!(job.epochs > 0) || !std::isfinite(job.epochs)) return InvalidArgument("--epochs must be > 0");
+  if (job.batch_per_gpu < 1) return InvalidArgument("--batch must be >= 1");
+  if (options.max_instances < 1) return InvalidArgument("--max-instances must be >= 1");
+  if (options.deadline_hours && !(*options.deadline_hours > 0)) {
+    return InvalidArgument("--deadline must be > 0 hours");
+  }
+  if (options.budget_usd && !(*options.budget_usd > 0)) {
+    return InvalidArgument("--budget must be > 0 USD");
+  }
+  return Status::Ok();
+}
+
+void FinishAdvice(const Catalog& catalog, const AdviseOptions& options, Advice* out) {
+  Advice& advice = *out;
   std::stable_sort(advice.configs.begin(), advice.configs.end(),
                    [](const ConfigResult& a, const ConfigResult& b) {
                      const double ca = a.cost_usd.value_or(INFINITY);
@@ -223,7 +235,6 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
         if (ra != rb) return ra > rb;
         return Faster(a, b);
       });
-  return advice;
 }
 
 }  // namespace frugal

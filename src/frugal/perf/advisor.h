@@ -48,6 +48,12 @@ struct ConfigResult {
   bool fits = false;
   bool pareto = false;
   std::string links;
+  // Set by the plan search (plan/plan_search.h); empty / 0 for plain DDP.
+  std::string plan;       // "TP 2 x PP 1 x DP 8, ZeRO-1, no checkpointing"
+  std::string precision;  // "amp-bf16"
+  double gpu_hours = 0;
+  double mfu = 0;
+  double memory_bytes = 0;  // per GPU, the fullest
 };
 
 // Instances of one family left out for one reason.
@@ -74,6 +80,14 @@ struct Advice {
 Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
                       int64_t step_memory_bytes, const Catalog& catalog, const JobSpec& job,
                       const AdviseOptions& options);
+
+// Sorts `advice->configs` by cost then hours, marks the Pareto frontier,
+// picks the recommendation for the deadline / budget (with the reason) and
+// the two naive rules. Shared by Advise and the plan search.
+void FinishAdvice(const Catalog& catalog, const AdviseOptions& options, Advice* advice);
+
+// Checks the job and options; InvalidArgument naming the flag.
+Status CheckAdviseInputs(const JobSpec& job, const AdviseOptions& options);
 
 // Rank of a GPU architecture by release (kepler 0 ... hopper 7); -1 unknown.
 int ArchitectureRank(const std::string& architecture);

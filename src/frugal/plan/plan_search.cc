@@ -1,0 +1,240 @@
+#include "frugal/plan/plan_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "frugal/perf/iteration.h"
+
+namespace frugal {
+namespace {
+
+bool Wanted(const AdviseOptions& o, Provider p) {
+  return o.providers.empty() ||
+         std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end();
+}
+
+class Search {
+ public:
+  Search(const OpTimeModel& model, const StepSource& source, const Catalog& catalog,
+         const PlanSearchJob& job, const PlanSearchOptions& options)
+      : model_(model), source_(source), catalog_(catalog), job_(job), o_(options) {}
+
+  Result<PlanAdvice> Run() {
+    size_t done = 0, total = 0;
+    for (const InstanceSpec& inst : catalog_.instances()) total += Wanted(o_.advise, inst.provider);
+    for (const InstanceSpec& inst : catalog_.instances()) {
+      if (!Wanted(o_.advise, inst.provider)) continue;
+      FRUGAL_RETURN_IF_ERROR(Instance(inst));
+      if (o_.progress) o_.progress(++done, total);
+    }
+    std::sort(out_.advice.skipped.begin(), out_.advice.skipped.end(),
+              [](const SkippedFamily& a, const SkippedFamily& b) {
+                return std::tie(a.provider, a.family, a.reason) <
+                       std::tie(b.provider, b.family, b.reason);
+              });
+    for (const auto& [key, why] : notes_) out_.advice.notes.push_back(why);
+    if (out_.advice.configs.empty() && !out_.closest) {
+      std::string why;
+      for (const SkippedFamily& f : out_.advice.skipped) {
+        why += fmt::format("; {} {}: {}", ProviderName(f.provider), f.family, f.reason);
+      }
+      return FailedPrecondition("no catalog instance could be priced for the chosen providers" +
+                                why);
+    }
+    FinishAdvice(catalog_, o_.advise, &out_.advice);
+    if (out_.advice.configs.empty() && out_.closest) {
+      const ConfigResult& c = *out_.closest;
+      out_.advice.reason = fmt::format(
+          "no plan fits: the closest is {} x {} ({} x {}, {}, {}), needing {:.1f} GiB per GPU "
+          "of {:.1f} GiB",
+          c.instances, c.instance, c.gpus, c.gpu, c.precision, c.plan,
+          c.memory_bytes / (1024.0 * 1024 * 1024), closest_gpu_gib_);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void Skip(const InstanceSpec& inst, const std::string& reason) {
+    const std::string family = inst.family.empty() ? inst.name : inst.family;
+    auto [it, added] = skipped_.emplace(std::make_tuple(inst.provider, family, reason),
+                                        out_.advice.skipped.size());
+    if (added) out_.advice.skipped.push_back({inst.provider, family, {}, reason});
+    out_.advice.skipped[it->second].instances.push_back(inst.name);
+  }
+
+  // The profile of one GPU's step at (precision, TP); null when it cannot be built.
+  const StepProfile* Profile(const GpuSpec& gpu, size_t prec, int tp) {
+    const auto key = std::make_tuple(gpu.name, prec, tp);
+    if (auto it = profiles_.find(key); it != profiles_.end()) return it->second.get();
+    std::unique_ptr<StepProfile> prof;
+    const auto skey = std::make_pair(prec, tp);
+    auto sit = steps_.find(skey);
+    if (sit == steps_.end()) {
+      Result<std::shared_ptr<const CandidateStep>> s = source_(prec, tp);
+      if (!s.ok()) {
+        notes_.emplace(fmt::format("{} tp {}", o_.precisions[prec].name, tp),
+                       fmt::format("TP {} left out ({}): {}", tp, o_.precisions[prec].name,
+                                   s.status().message()));
+      }
+      sit = steps_.emplace(skey, s.ok() ? *s : nullptr).first;
+    }
+    if (sit->second != nullptr) {
+      const CandidateStep& c = *sit->second;
+      Result<std::vector<OpTimePrediction>> t =
+          PredictOps(model_, c.step, gpu, o_.advise.fused);
+      if (t.ok()) {
+        PlanInputs in;
+        in.step = &c.step;
+        in.op_times = &*t;
+        in.memory = &c.memory;
+        in.tp_all_reduces = c.all_reduces;
+        in.micro_batch = c.micro_batch;
+        in.seq_len = c.seq_len;
+        in.model_forward_flops = c.model_forward_flops;
+        Result<StepProfile> p = ProfileStep(in);
+        if (p.ok()) prof = std::make_unique<StepProfile>(std::move(p).value());
+      } else {
+        unpriceable_.emplace(gpu.name, gpu.name + " cannot be timed: " + t.status().message());
+      }
+    }
+    return profiles_.emplace(key, std::move(prof)).first->second.get();
+  }
+
+  Status Instance(const InstanceSpec& inst) {
+    const GpuSpec* gpu = catalog_.FindGpu(inst.gpu);
+    if (gpu == nullptr) {
+      Skip(inst, "GPU " + inst.gpu + " is not in the catalog");
+      return Status::Ok();
+    }
+    if (!inst.price_usd_per_hour) {
+      Skip(inst, "no on-demand price in the catalog");
+      return Status::Ok();
+    }
+    std::string unsupported;
+    bool any = false;
+    for (size_t prec = 0; prec < o_.precisions.size(); ++prec) {
+      Result<double> peak = o_.precisions[prec].peak_tflops(*gpu);
+      if (!peak.ok()) {
+        unsupported += (unsupported.empty() ? "" : "; ") + peak.status().message();
+        continue;
+      }
+      any = true;
+      for (int m = 1; m <= o_.advise.max_instances; ++m) Price(inst, *gpu, prec, *peak, m);
+    }
+    if (auto u = unpriceable_.find(gpu->name); u != unpriceable_.end()) Skip(inst, u->second);
+    else if (!any) Skip(inst, unsupported);
+    return Status::Ok();
+  }
+
+  void Price(const InstanceSpec& inst, const GpuSpec& gpu, size_t prec, double peak, int m) {
+    const int per_node = inst.gpu_count;
+    const int gpus = per_node * m;
+    PlanOptions po;
+    po.links = LinksFor(gpu, &inst, m);
+    po.gpus_per_instance = per_node;
+    po.peak_tflops = peak;
+    std::optional<ConfigResult> best;
+    for (int tp : o_.tp) {
+      if (tp > per_node || gpus % tp != 0) continue;
+      const StepProfile* prof = Profile(gpu, prec, tp);
+      if (prof == nullptr) continue;
+      for (int pp = 1; pp <= gpus / tp; pp *= 2) {
+        if ((gpus / tp) % pp != 0) continue;
+        if (pp > 1 && pp > prof->num_blocks) break;
+        ParallelPlan plan;
+        plan.tp = tp;
+        plan.pp = pp;
+        plan.dp = gpus / (tp * pp);
+        int n = pp == 1 ? 1 : 4 * pp;
+        if (job_.global_batch) {
+          const int64_t per_step = static_cast<int64_t>(plan.dp) * prof->micro_batch;
+          if (*job_.global_batch % per_step != 0) continue;
+          n = static_cast<int>(*job_.global_batch / per_step);
+        }
+        (pp == 1 ? plan.grad_accum : plan.microbatches) = n;
+        for (int zero : o_.zero) {
+          if (zero > 0 && plan.dp < 2) continue;
+          plan.zero = zero;
+          for (Checkpointing ck : o_.checkpointing) {
+            plan.checkpointing = ck;
+            Result<PlanPrediction> r = PricePlan(*prof, gpu, plan, po);
+            ++out_.plans_priced;
+            if (!r.ok()) break;
+            ConfigResult c = Config(inst, gpu, prec, m, *r);
+            if (!r->fits) {
+              const double need = (c.memory_bytes + r->reserved_bytes) / r->gpu_memory_bytes;
+              if (!out_.closest || need < closest_need_) {
+                closest_need_ = need;
+                closest_gpu_gib_ = gpu.mem_gib;
+                out_.closest = c;
+              }
+              continue;
+            }
+            if (!best || c.hours < best->hours) best = std::move(c);
+            break;  // heavier checkpointing only adds recomputation
+          }
+        }
+      }
+    }
+    if (best) out_.advice.configs.push_back(std::move(*best));
+  }
+
+  ConfigResult Config(const InstanceSpec& inst, const GpuSpec& gpu, size_t prec, int m,
+                      const PlanPrediction& r) const {
+    ConfigResult c;
+    c.instance = inst.name;
+    c.provider = inst.provider;
+    c.gpu = gpu.name;
+    c.instances = m;
+    c.gpus = r.plan.gpus();
+    c.iteration_ms = r.step_ms;
+    const double steps = std::ceil(job_.samples / r.samples_per_step);
+    c.hours = steps * r.step_ms / 3.6e6;
+    c.cost_usd = c.hours * *inst.price_usd_per_hour * m;
+    c.fits = r.fits;
+    c.links = c.gpus > 1 ? r.links : "";
+    c.plan = DescribePlan(r.plan);
+    c.precision = o_.precisions[prec].name;
+    c.gpu_hours = c.hours * c.gpus;
+    c.mfu = r.mfu;
+    c.memory_bytes = static_cast<double>(r.memory.total());
+    return c;
+  }
+
+  const OpTimeModel& model_;
+  const StepSource& source_;
+  const Catalog& catalog_;
+  const PlanSearchJob& job_;
+  const PlanSearchOptions& o_;
+  PlanAdvice out_;
+  double closest_need_ = 0, closest_gpu_gib_ = 0;
+  std::map<std::pair<size_t, int>, std::shared_ptr<const CandidateStep>> steps_;
+  std::map<std::tuple<std::string, size_t, int>, std::unique_ptr<StepProfile>> profiles_;
+  std::map<std::string, std::string> unpriceable_;
+  std::map<std::string, std::string> notes_;
+  std::map<std::tuple<Provider, std::string, std::string>, size_t> skipped_;
+};
+
+}  // namespace
+
+Result<PlanAdvice> SearchPlans(const OpTimeModel& model, const StepSource& source,
+                               const Catalog& catalog, const PlanSearchJob& job,
+                               const PlanSearchOptions& options) {
+  if (!(job.samples > 0) || !std::isfinite(job.samples)) {
+    return InvalidArgument("the job must train on > 0 samples");
+  }
+  if (job.global_batch && *job.global_batch < 1) {
+    return InvalidArgument("--global-batch must be >= 1");
+  }
+  if (options.precisions.empty()) return InvalidArgument("no precision to search");
+  JobSpec check;
+  check.samples = job.samples;
+  FRUGAL_RETURN_IF_ERROR(CheckAdviseInputs(check, options.advise));
+  return Search(model, source, catalog, job, options).Run();
+}
+
+}  // namespace frugal
