@@ -1,5 +1,7 @@
 // `frugal advise`: which instance type and how many, for a training job's
 // deadline or budget, against the naive rules.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -8,6 +10,7 @@
 
 #include "cli_util.h"
 #include "frugal/perf/advisor.h"
+#include "frugal/plan/plan_search.h"
 #include "model_args.h"
 #include "verbs.h"
 
@@ -17,6 +20,8 @@ namespace {
 struct AdviseArgs {
   ModelArgs model;
   double samples = 0;
+  double tokens = 0;
+  int64_t global_batch = 0;  // 0: none
   double epochs = 1;
   double deadline = 0;  // hours; 0 = none
   double budget = 0;    // USD; 0 = none
@@ -38,20 +43,25 @@ nlohmann::json ConfigJson(const ConfigResult& c, int index, const Advice& a) {
                    {"pareto", c.pareto},
                    {"recommended", index == a.recommended}};
   if (!c.links.empty()) j["links"] = c.links;
+  j["plan"] = c.plan;
+  j["precision"] = c.precision;
+  j["gpu_hours"] = c.gpu_hours;
+  j["mfu"] = c.mfu;
+  j["memory_bytes"] = c.memory_bytes;
   return j;
 }
 
 std::string Row(const ConfigResult& c, const char* mark) {
-  return fmt::format("{:<2}{:<26} {:>2} {:>3} x {:<16} {:>10.2f} {:>11} {:>6} {}\n", mark,
-                     c.instance, c.instances, c.gpus, c.gpu, c.hours,
-                     c.cost_usd ? fmt::format("{:.2f}", *c.cost_usd) : "no price",
-                     c.fits ? "yes" : "NO", c.pareto ? "pareto" : "");
+  return fmt::format("{:<2}{:<26} {:>2} {:>3} x {:<16} {:>10.2f} {:>11} {:>10.0f} {:>5.1f}% {:<6} {} {}\n",
+                     mark, c.instance, c.instances, c.gpus, c.gpu, c.hours,
+                     c.cost_usd ? fmt::format("{:.2f}", *c.cost_usd) : "no price", c.gpu_hours,
+                     100 * c.mfu, c.pareto ? "pareto" : "", c.precision, c.plan);
 }
 
 void PrintText(const AdviseArgs& a, const Advice& adv) {
   std::string s = fmt::format(
-      "{:<2}{:<26} {:>2} {:>9} {:<12} {:>10} {:>11} {:>6}\n", "", "INSTANCE", "N", "GPUS", "",
-      "HOURS", "COST_USD", "FITS");
+      "{:<2}{:<26} {:>2} {:>9} {:<12} {:>10} {:>11} {:>10} {:>6} {:<6} {}\n", "", "INSTANCE",
+      "N", "GPUS", "", "HOURS", "COST_USD", "GPU_HOURS", "MFU", "", "PRECISION, PLAN");
   int shown = 0;
   for (size_t i = 0; i < adv.configs.size(); ++i) {
     const ConfigResult& c = adv.configs[i];
@@ -65,8 +75,10 @@ void PrintText(const AdviseArgs& a, const Advice& adv) {
                    adv.configs.size());
   if (adv.recommended >= 0) {
     const ConfigResult& r = adv.configs[adv.recommended];
-    s += fmt::format("recommended: {} x {} ({} x {}), {:.2f} h, ${:.2f} — {}\n", r.instances,
-                     r.instance, r.gpus, r.gpu, r.hours, *r.cost_usd, adv.reason);
+    s += fmt::format("recommended: {} x {} ({} x {}), {}, {}: {:.2f} h, ${:.2f}, {:.0f} GPU-hours, "
+                     "MFU {:.1f}% — {}\n",
+                     r.instances, r.instance, r.gpus, r.gpu, r.precision, r.plan, r.hours,
+                     *r.cost_usd, r.gpu_hours, 100 * r.mfu, adv.reason);
     auto compare = [&](const char* rule, int idx) {
       if (idx < 0) return;
       const ConfigResult& c = adv.configs[idx];
@@ -92,6 +104,19 @@ void PrintText(const AdviseArgs& a, const Advice& adv) {
   std::fputs(s.c_str(), stdout);
 }
 
+// A progress line on stderr when it is a terminal and the search is slow.
+class Progress {
+ public:
+  void operator()(size_t done, size_t total) {
+    if (!tty_) return;
+    std::fprintf(stderr, "\rpricing plans: %zu of %zu instance types", done, total);
+    if (done == total) std::fputs("\n", stderr);
+  }
+
+ private:
+  bool tty_ = isatty(fileno(stderr)) != 0;
+};
+
 int RunAdvise(const AdviseArgs& a) {
   AdviseOptions opts;
   opts.fused = a.model.fused;
@@ -105,6 +130,9 @@ int RunAdvise(const AdviseArgs& a) {
   if (a.deadline > 0) opts.deadline_hours = a.deadline;
   if (a.budget > 0) opts.budget_usd = a.budget;
   opts.max_instances = a.max_instances;
+  if ((a.samples > 0) == (a.tokens > 0)) {
+    return ReportUsage("give --samples N or --tokens N (one of them)");
+  }
   Result<LoadedModel> m = LoadModel(a.model);
   if (!m.ok()) return ReportError(m.status());
   if (m->s.measured) {
@@ -116,13 +144,53 @@ int RunAdvise(const AdviseArgs& a) {
     return ReportError(InvalidArgument(a.model.model + ": the graph does not record its "
                                                        "batch, so steps per epoch are unknown"));
   }
-  JobSpec job;
-  job.samples = a.samples;
-  job.epochs = a.epochs;
-  job.batch_per_gpu = m->s.batch;
-  Result<Advice> adv =
-      Advise(*m->perf, m->s.step, m->s.memory.total_bytes, m->catalog, job, opts);
-  if (!adv.ok()) return ReportError(adv.status().WithPrefix(a.model.model));
+  if (!m->s.training) {
+    return ReportError(InvalidArgument("advise prices training jobs; --infer cannot apply "
+                                       "(use predict --infer)"));
+  }
+  const int64_t seq = m->s.forward.seq_len;
+  if (a.tokens > 0 && seq <= 0) {
+    return ReportError(InvalidArgument(a.model.model + ": --tokens needs a sequence model "
+                                                       "(an HF config); give --samples"));
+  }
+  if (a.global_batch > 0 && a.global_batch % m->s.batch != 0) {
+    return ReportError(InvalidArgument(fmt::format(
+        "--global-batch {} is not a multiple of --batch {} (the micro-batch per GPU)",
+        a.global_batch, m->s.batch)));
+  }
+  PlanSearchJob job;
+  job.samples = (a.tokens > 0 ? a.tokens / static_cast<double>(seq) : a.samples) * a.epochs;
+  if (a.global_batch > 0) job.global_batch = a.global_batch;
+  PlanSearchOptions po;
+  po.advise = opts;
+  po.precisions.push_back({"fp32", [](const GpuSpec& g) -> Result<double> {
+                             if (!g.fp32_tflops) return InvalidArgument(g.name + " has no FP32 peak");
+                             return *g.fp32_tflops;
+                           }});
+  Progress progress;
+  po.progress = std::ref(progress);
+  const LoadedStep& base = m->s;
+  StepSource source = [&](size_t, int tp) -> Result<std::shared_ptr<const CandidateStep>> {
+    auto c = std::make_shared<CandidateStep>();
+    LoadedStep s;
+    if (tp == 1) {
+      s = base;
+    } else {
+      StepRequest req;
+      req.tensor_parallel = tp;
+      FRUGAL_ASSIGN_OR_RETURN(s, LoadStep(a.model, req));
+    }
+    c->step = std::move(s.step);
+    c->memory = std::move(s.memory);
+    c->all_reduces = std::move(s.tp_all_reduces);
+    c->model_forward_flops = s.model_forward_flops;
+    c->micro_batch = s.batch;
+    c->seq_len = seq;
+    return std::shared_ptr<const CandidateStep>(std::move(c));
+  };
+  Result<PlanAdvice> plans = SearchPlans(*m->perf, source, m->catalog, job, po);
+  if (!plans.ok()) return ReportError(plans.status().WithPrefix(a.model.model));
+  const Advice* adv = &plans->advice;
   if (a.model.json) {
     nlohmann::json configs = nlohmann::json::array();
     for (size_t i = 0; i < adv->configs.size(); ++i) {
@@ -140,12 +208,19 @@ int RunAdvise(const AdviseArgs& a) {
     };
     PrintJson({{"model", a.model.model},
                {"batch_per_gpu", m->s.batch},
-               {"mode", m->s.training ? "training" : "inference"},
-               {"samples", a.samples},
+               {"global_batch", a.global_batch > 0 ? nlohmann::json(a.global_batch)
+                                                   : nlohmann::json()},
+               {"seq_len", seq},
+               {"mode", "training"},
+               {"samples", job.samples / a.epochs},
+               {"tokens", a.tokens > 0 ? nlohmann::json(a.tokens) : nlohmann::json()},
                {"epochs", a.epochs},
                {"perf_model", m->perf->name()},
+               {"plans_priced", plans->plans_priced},
                {"configs", std::move(configs)},
                {"recommended", pick(adv->recommended)},
+               {"closest", plans->closest ? ConfigJson(*plans->closest, -2, *adv)
+                                          : nlohmann::json()},
                {"reason", adv->reason},
                {"cheapest_instance_rule", pick(adv->cheapest_instance_rule)},
                {"newest_gpu_rule", pick(adv->newest_gpu_rule)},
@@ -166,8 +241,14 @@ void SetupAdvise(CLI::App& sub, int* exit_code) {
   auto a = std::make_shared<AdviseArgs>();
   AddModelArgs(&sub, &a->model);
   sub.add_option("--samples", a->samples, "Training samples per epoch")
-      ->required()
       ->check(NumberIn(0, 1e15, true));
+  sub.add_option("--tokens", a->tokens,
+                 "Training tokens per epoch (LLM pre-training): samples = tokens / --seq")
+      ->check(NumberIn(0, 1e18, true));
+  sub.add_option("--global-batch", a->global_batch,
+                 "Samples per optimizer step over all GPUs (the recipe's batch); --batch is "
+                 "then the micro-batch per GPU")
+      ->check(IntIn(1, int64_t{1} << 40));
   sub.add_option("--epochs", a->epochs, "Epochs")
       ->capture_default_str()
       ->check(NumberIn(0, 1e6, true));
