@@ -116,6 +116,17 @@ int RunAdvise(const AdviseArgs& a) {
     return ReportError(InvalidArgument(a.model.model + ": the graph does not record its "
                                                        "batch, so steps per epoch are unknown"));
   }
+  // GPUs that cannot run the precision are skipped; the others' notes kept.
+  std::vector<std::string> notes = m->s.notes;
+  for (const GpuSpec& g : m->catalog.gpus()) {
+    std::string note;
+    if (Status st = CheckPrecisionSupported(g, m->s.precision, &note); !st.ok()) {
+      opts.skip_gpus[g.name] = st.message();
+    } else if (!note.empty()) {
+      notes.push_back(note);
+    }
+  }
+  PrintNotes(m->s.notes);
   JobSpec job;
   job.samples = a.samples;
   job.epochs = a.epochs;
@@ -123,6 +134,7 @@ int RunAdvise(const AdviseArgs& a) {
   Result<Advice> adv =
       Advise(*m->perf, m->s.step, m->s.memory.total_bytes, m->catalog, job, opts);
   if (!adv.ok()) return ReportError(adv.status().WithPrefix(a.model.model));
+  adv->notes.insert(adv->notes.begin(), notes.begin(), notes.end());
   if (a.model.json) {
     nlohmann::json configs = nlohmann::json::array();
     for (size_t i = 0; i < adv->configs.size(); ++i) {
@@ -141,6 +153,7 @@ int RunAdvise(const AdviseArgs& a) {
     PrintJson({{"model", a.model.model},
                {"batch_per_gpu", m->s.batch},
                {"mode", m->s.training ? "training" : "inference"},
+               {"precision", PrecisionName(m->s.precision)},
                {"samples", a.samples},
                {"epochs", a.epochs},
                {"perf_model", m->perf->name()},

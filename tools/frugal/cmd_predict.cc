@@ -45,6 +45,7 @@ nlohmann::json ToJson(const PredictArgs& a, const LoadedModel& m, const GpuSpec&
           {"batch_per_gpu", m.s.batch > 0 ? nlohmann::json(m.s.batch) : nlohmann::json()},
           {"seq_len", m.s.forward.seq_len},
           {"mode", m.s.training ? "training" : "inference"},
+          {"precision", PrecisionName(m.s.precision)},
           {"op_times", m.s.measured ? "measured" : "predicted"},
           {"perf_model", m.perf->name()},
           {"iteration_ms", p.iteration_ms},
@@ -72,6 +73,7 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu, i
                      "taken to be this one"
                    : std::string(m.perf->name()) + " model");
   auto line = [&](const char* k, const std::string& v) { s += fmt::format("  {:<16} {}\n", k, v); };
+  line("precision", PrecisionName(m.s.precision));
   line("iteration", fmt::format("{:.2f} ms", p.iteration_ms));
   line("forward", fmt::format("{:.2f} ms", p.forward_ms));
   if (m.s.training) {
@@ -123,6 +125,12 @@ int RunPredict(const PredictArgs& a) {
   if (!g.ok()) return ReportError(g.status());
   const GpuSpec& gpu = **g;
   if (Status st = CheckMeasuredGpu(m->s, a.model.model, gpu); !st.ok()) return ReportError(st);
+  std::vector<std::string> notes = m->s.notes;
+  std::string precision_note;
+  if (Status st = CheckPrecisionSupported(gpu, m->s.precision, &precision_note); !st.ok()) {
+    return ReportError(st);
+  }
+  if (!precision_note.empty()) notes.push_back(precision_note);
   if (inst != nullptr && m->catalog.FindGpu(inst->gpu) != &gpu) {
     return ReportError(InvalidArgument(fmt::format("--gpu {} differs from {}'s {}", a.gpu,
                                                    inst->name, inst->gpu)));
@@ -141,9 +149,11 @@ int RunPredict(const PredictArgs& a) {
       PredictIteration(*m->perf, m->s.step, m->s.memory.total_bytes, gpu, io);
   if (!p.ok()) return ReportError(p.status().WithPrefix(a.model.model));
   PrintNote(note);
+  PrintNotes(notes);
   if (a.model.json) {
     nlohmann::json j = ToJson(a, *m, gpu, gpus, io, *p);
     if (!note.empty()) j["notes"].push_back(note);
+    for (const std::string& n : notes) j["notes"].push_back(n);
     PrintJson(j);
   } else {
     PrintText(a, *m, gpu, gpus, io, *p);
