@@ -86,8 +86,7 @@ void AddStepArgs(CLI::App* cmd, ModelArgs* a, const std::string& positional, boo
 void AddPrecisionOption(CLI::App* cmd, std::string* precision) {
   cmd->add_option("--precision", *precision,
                   "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16 (torch.autocast); default: an "
-                  "HF config's torch_dtype, else fp32")
-      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16"}));
+                  "HF config's torch_dtype, else fp32");
 }
 
 Result<Precision> ResolvePrecision(const std::string& flag, const std::string& format,
@@ -96,8 +95,7 @@ Result<Precision> ResolvePrecision(const std::string& flag, const std::string& f
   Precision p = Precision::kFp32;
   if (!flag.empty()) {
     if (!ParsePrecision(flag, &p)) {
-      return InvalidArgument("unknown --precision '" + flag + "' (expected " + PrecisionList() +
-                             ")");
+      return Usage("unknown --precision '" + flag + "' (expected " + PrecisionList() + ")");
     }
     return p;
   }
