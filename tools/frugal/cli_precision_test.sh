@@ -82,4 +82,7 @@ assert a["precision"] == "amp-bf16"
 assert any("has no bf16 tensor cores" in s["reason"] for s in a["skipped"]), a["skipped"]
 assert all(not c["gpu"].startswith(("V100", "T4", "K80")) for c in a["configs"])
 PY
+# share prices its jobs in fp32 and says so.
+expect_error 1 "--precision amp-fp16: share prices every job's model in fp32" \
+  share plan testdata/share/jobs_small.json --gpus 4 --precision amp-fp16
 echo "cli_precision_test: ok"
