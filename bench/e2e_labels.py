@@ -45,7 +45,10 @@ def predict_command(frugal, gpu, m, perf_model):
     batch = max(1, int(m["batch"]) // gpus)
     cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
            "--gpus", str(gpus), "--batch", str(batch), "--seq", m["seq"],
-           "--train" if train else "--infer", "--perf-model", perf_model, "--json"]
+           "--train" if train else "--infer", "--perf-model", perf_model, "--json",
+           # The labels were measured in fp32; HF configs' torch_dtype would
+           # otherwise price them in half precision.
+           "--precision", "fp32"]
     if m["fusion"]:
         cmd += ["--fused"]
     if train:

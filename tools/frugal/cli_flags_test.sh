@@ -52,7 +52,7 @@ expect_error 2 "--no-such-flag" profile --no-such-flag
 expect_error 2 "--no-such-flag" place testdata/place/diamond.json --gpus 2 --no-such-flag
 expect_error 2 "--no-such-flag" cache list --no-such-flag
 expect_error 2 "MODEL is required" predict --gpu T4 --batch 1
-expect_error 2 "--samples is required" advise $M --batch 1
+expect_error 2 "give --samples N or --tokens N" advise $M --batch 1
 expect_error 2 "TRACE is required" cache simulate
 expect_error 2 "--gpu is required" perf query linear m=1 n=1 k=1
 expect_error 2 "--gpus" predict $M --gpu T4 --batch 1 --gpus two

@@ -133,7 +133,16 @@ int RunAdvise(const AdviseArgs& a) {
   if ((a.samples > 0) == (a.tokens > 0)) {
     return ReportUsage("give --samples N or --tokens N (one of them)");
   }
-  Result<LoadedModel> m = LoadModel(a.model);
+  // --precision takes a comma list here: the precisions the search may use.
+  std::vector<std::string> precision_names;
+  {
+    std::stringstream ps(a.model.precision);
+    std::string item;
+    while (std::getline(ps, item, ',')) precision_names.push_back(item);
+  }
+  ModelArgs first = a.model;
+  if (!precision_names.empty()) first.precision = precision_names.front();
+  Result<LoadedModel> m = LoadModel(first);
   if (!m.ok()) return ReportError(m.status());
   if (m->s.measured) {
     return ReportError(InvalidArgument(
@@ -163,22 +172,41 @@ int RunAdvise(const AdviseArgs& a) {
   if (a.global_batch > 0) job.global_batch = a.global_batch;
   PlanSearchOptions po;
   po.advise = opts;
-  po.precisions.push_back({"fp32", [](const GpuSpec& g) -> Result<double> {
-                             if (!g.fp32_tflops) return InvalidArgument(g.name + " has no FP32 peak");
-                             return *g.fp32_tflops;
-                           }});
+  if (precision_names.empty()) precision_names.push_back(PrecisionName(m->s.precision));
+  std::vector<std::string> notes = m->s.notes;
+  PrintNotes(m->s.notes);
+  for (const std::string& name : precision_names) {
+    Precision prec;
+    if (!ParsePrecision(name, &prec)) {
+      return ReportUsage("unknown --precision '" + name + "' (expected a comma list of " +
+                         PrecisionList() + ")");
+    }
+    po.precisions.push_back({name, [prec, &notes](const GpuSpec& g) -> Result<double> {
+                               std::string note;
+                               FRUGAL_RETURN_IF_ERROR(CheckPrecisionSupported(g, prec, &note));
+                               if (!note.empty() &&
+                                   std::find(notes.begin(), notes.end(), note) == notes.end()) {
+                                 notes.push_back(note);
+                               }
+                               std::optional<double> peak = PeakTflops(g, prec);
+                               if (!peak) return InvalidArgument(g.name + " has no FP32 peak");
+                               return *peak;
+                             }});
+  }
   Progress progress;
   po.progress = std::ref(progress);
   const LoadedStep& base = m->s;
-  StepSource source = [&](size_t, int tp) -> Result<std::shared_ptr<const CandidateStep>> {
+  StepSource source = [&](size_t prec, int tp) -> Result<std::shared_ptr<const CandidateStep>> {
     auto c = std::make_shared<CandidateStep>();
     LoadedStep s;
-    if (tp == 1) {
+    if (tp == 1 && prec == 0) {
       s = base;
     } else {
       StepRequest req;
       req.tensor_parallel = tp;
-      FRUGAL_ASSIGN_OR_RETURN(s, LoadStep(a.model, req));
+      ModelArgs args = a.model;
+      args.precision = precision_names[prec];
+      FRUGAL_ASSIGN_OR_RETURN(s, LoadStep(args, req));
     }
     c->step = std::move(s.step);
     c->memory = std::move(s.memory);
@@ -190,7 +218,8 @@ int RunAdvise(const AdviseArgs& a) {
   };
   Result<PlanAdvice> plans = SearchPlans(*m->perf, source, m->catalog, job, po);
   if (!plans.ok()) return ReportError(plans.status().WithPrefix(a.model.model));
-  const Advice* adv = &plans->advice;
+  Advice* adv = &plans->advice;
+  adv->notes.insert(adv->notes.begin(), notes.begin(), notes.end());
   if (a.model.json) {
     nlohmann::json configs = nlohmann::json::array();
     for (size_t i = 0; i < adv->configs.size(); ++i) {
@@ -214,6 +243,8 @@ int RunAdvise(const AdviseArgs& a) {
                {"mode", "training"},
                {"samples", job.samples / a.epochs},
                {"tokens", a.tokens > 0 ? nlohmann::json(a.tokens) : nlohmann::json()},
+               {"precision", precision_names.front()},
+               {"precisions", precision_names},
                {"epochs", a.epochs},
                {"perf_model", m->perf->name()},
                {"plans_priced", plans->plans_priced},

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "frugal/base/file_io.h"
 #include "model_args.h"
 #include "frugal/graph/graph_json.h"
 #include "frugal/graph/importer.h"
@@ -29,6 +30,7 @@ struct GraphArgs {
   bool train = false;
   std::string optimizer = "adam";
   std::string head = "auto";
+  std::string precision;  // empty: an HF config's torch_dtype, else fp32
   bool json = false;
 };
 
@@ -48,12 +50,13 @@ void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
       ->capture_default_str()
       ->needs(train);
   AddHeadOption(cmd, &a->head);
+  AddPrecisionOption(cmd, &a->precision);
 }
 
 // Imports a.model and, with --train, derives the training graph. `forward`
 // receives the forward graph.
-Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
-                          TrainingOptions* topts) {
+Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward, TrainingOptions* topts,
+                          Precision* precision) {
   if (a.batch == 0 || a.batch < -1) {
     return InvalidArgument("--batch must be >= 1, got " + std::to_string(a.batch));
   }
@@ -70,6 +73,23 @@ Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
   FRUGAL_ASSIGN_OR_RETURN(opts.dims, ParseDims(a.dims));
   FRUGAL_ASSIGN_OR_RETURN(opts.head, ParseHeadOption(a.head));
   FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraph(a.model, opts, a.format));
+  std::string contents;
+  if (a.precision.empty() && forward->source_format == "hf") {
+    FRUGAL_ASSIGN_OR_RETURN(contents, ReadFileToString(a.model));
+  }
+  std::vector<std::string> notes;
+  FRUGAL_ASSIGN_OR_RETURN(*precision, ResolvePrecision(a.precision, forward->source_format,
+                                                       contents, a.train, &notes));
+  PrintNotes(notes);
+  if (*precision != Precision::kFp32) {
+    if (forward->IsTraining()) {
+      return InvalidArgument(a.model + ": --precision " + PrecisionName(*precision) +
+                             ": the file holds a training graph with its own dtypes");
+    }
+    Result<OpGraph> h = ApplyPrecision(*forward, *precision);
+    if (!h.ok()) return h.status().WithPrefix(a.model);
+    *forward = std::move(h).value();
+  }
   if (!a.train || forward->IsTraining()) return *forward;
   Result<OpGraph> t = BuildTrainingGraph(*forward, *topts);
   if (!t.ok()) return t.status().WithPrefix(a.model);
@@ -79,13 +99,17 @@ Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward,
 int RunShow(const GraphArgs& a) {
   OpGraph forward;
   TrainingOptions topts;
-  Result<OpGraph> g = LoadGraph(a, &forward, &topts);
+  Precision precision = Precision::kFp32;
+  Result<OpGraph> g = LoadGraph(a, &forward, &topts, &precision);
   if (!g.ok()) return ReportError(g.status());
   GraphSummary s = Summarize(*g, forward, topts, a.train);
   if (a.json) {
-    PrintJson(SummaryToJson(s));
+    nlohmann::json j = SummaryToJson(s);
+    j["precision"] = PrecisionName(precision);
+    PrintJson(j);
   } else {
     std::fputs(SummaryToText(s).c_str(), stdout);
+    std::printf("  %-28s %s\n", "precision", PrecisionName(precision));
   }
   return 0;
 }
@@ -93,7 +117,8 @@ int RunShow(const GraphArgs& a) {
 int RunConvert(const GraphArgs& a) {
   OpGraph forward;
   TrainingOptions topts;
-  Result<OpGraph> g = LoadGraph(a, &forward, &topts);
+  Precision precision = Precision::kFp32;
+  Result<OpGraph> g = LoadGraph(a, &forward, &topts, &precision);
   if (!g.ok()) return ReportError(g.status());
   Status st = WriteGraphJson(*g, a.out);
   if (!st.ok()) return ReportError(st);

@@ -87,6 +87,7 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
   const std::string& path = a.model.model;
   FRUGAL_ASSIGN_OR_RETURN(LoadedStep s,
                           LoadStep(a.model, {.train_by_default = false, .batch_required = false}));
+  PrintNotes(s.notes);
   OpGraph& g = s.step;
   place::ProblemOptions po;
   po.num_devices = a.gpus;
@@ -102,6 +103,9 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
     std::string note;
     FRUGAL_ASSIGN_OR_RETURN(const GpuSpec* spec, LookupGpuNoted(catalog, a.gpu, &note));
     PrintNote(note);
+    std::string precision_note;
+    FRUGAL_RETURN_IF_ERROR(CheckPrecisionSupported(*spec, s.precision, &precision_note));
+    PrintNote(precision_note);
     FRUGAL_RETURN_IF_ERROR(PredictOpTimes(g, *spec, a.model.perf_model));
     if (po.device_mem_bytes < 0 && g.device_mem_bytes <= 0) {
       po.device_mem_bytes = spec->mem_gib * (1ull << 30) - IterationOptions{}.reserved_bytes;

@@ -90,6 +90,7 @@ nlohmann::json ToJson(const PredictArgs& a, const LoadedModel& m, const GpuSpec&
           {"micro_batch", m.s.batch > 0 ? nlohmann::json(m.s.batch) : nlohmann::json()},
           {"seq_len", m.s.forward.seq_len},
           {"mode", m.s.training ? "training" : "inference"},
+          {"precision", PrecisionName(m.s.precision)},
           {"op_times", m.s.measured ? "measured" : "predicted"},
           {"perf_model", m.perf->name()},
           {"plan",
@@ -135,6 +136,7 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu,
                      "taken to be this one"
                    : std::string(m.perf->name()) + " model");
   auto line = [&](const char* k, const std::string& v) { s += fmt::format("  {:<16} {}\n", k, v); };
+  line("precision", PrecisionName(m.s.precision));
   const bool parallel = pl.tp > 1 || pl.pp > 1 || pl.zero > 0 || pl.microbatches > 1 ||
                         pl.grad_accum > 1 || pl.checkpointing != Checkpointing::kNone;
   if (parallel) line("plan", DescribePlan(pl));
@@ -230,6 +232,12 @@ int RunPredict(const PredictArgs& a) {
   if (!g.ok()) return ReportError(g.status());
   const GpuSpec& gpu = **g;
   if (Status st = CheckMeasuredGpu(m->s, a.model.model, gpu); !st.ok()) return ReportError(st);
+  std::vector<std::string> notes = m->s.notes;
+  std::string precision_note;
+  if (Status st = CheckPrecisionSupported(gpu, m->s.precision, &precision_note); !st.ok()) {
+    return ReportError(st);
+  }
+  if (!precision_note.empty()) notes.push_back(precision_note);
   if (inst != nullptr && m->catalog.FindGpu(inst->gpu) != &gpu) {
     return ReportError(InvalidArgument(fmt::format("--gpu {} differs from {}'s {}", a.gpu,
                                                    inst->name, inst->gpu)));
@@ -260,16 +268,18 @@ int RunPredict(const PredictArgs& a) {
   PlanOptions po;
   po.links = LinksFor(gpu, inst, a.instances);
   po.gpus_per_instance = inst != nullptr ? inst->gpu_count : 0;
-  po.peak_tflops = gpu.fp32_tflops.value_or(0);
+  po.peak_tflops = PeakTflops(gpu, m->s.precision).value_or(0);
   Result<PlanPrediction> p = PricePlan(in, gpu, *plan, po);
   if (!p.ok()) {
     return ReportError(p.status().WithPrefix(
         a.model.model + (plan->pp > 1 ? fmt::format(": --pp {}", plan->pp) : "")));
   }
   PrintNote(note);
+  PrintNotes(notes);
   if (a.model.json) {
     nlohmann::json j = ToJson(a, *m, gpu, *times, *p);
     if (!note.empty()) j["notes"].push_back(note);
+    for (const std::string& n : notes) j["notes"].push_back(n);
     PrintJson(j);
   } else {
     PrintText(a, *m, gpu, *times, *p);

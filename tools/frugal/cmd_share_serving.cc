@@ -35,6 +35,7 @@ struct CommonArgs {
   const CLI::Option* min_speed_opt = nullptr;  // to tell a given flag from its default
   const CLI::Option* headroom_opt = nullptr;
   std::string interference;  // fitted model file, "analytic", or "" (bundled)
+  std::string precision;     // refused unless fp32: see Load
   bool json = false;
 };
 
@@ -45,6 +46,8 @@ void AddCommon(CLI::App* c, CommonArgs* a, bool gen) {
                 "Op-time model for batch latencies and iteration times (default: bundled learned)");
   c->add_option("--seed", a->seed, "Seed of the generator and the request arrivals")
       ->capture_default_str();
+  c->add_option("--precision", a->precision,
+                "Only fp32: the jobs' models are priced from JOBS.json in fp32");
   if (gen) {
     c->add_option("--workload", a->workload, "Generated workload: mixed");
     c->add_option("--services", a->services, "mixed: inference services")
@@ -92,6 +95,14 @@ struct Env {
 };
 
 Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
+  // The services' batch-latency and the training jobs' iteration tables are
+  // built from each job's model entry, in fp32; one flag cannot say which
+  // job runs in which precision.
+  if (!a.precision.empty() && a.precision != "fp32") {
+    return InvalidArgument("--precision " + a.precision +
+                           ": share prices every job's model in fp32 (per-job precision is "
+                           "not supported)");
+  }
   auto e = std::make_unique<Env>();
   FRUGAL_ASSIGN_OR_RETURN(e->catalog,
                           LoadCatalog(a.catalog.empty() ? DefaultCatalogPath() : a.catalog));

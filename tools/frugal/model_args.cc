@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_util.h"
 #include "frugal/base/file_io.h"
@@ -79,6 +80,40 @@ void AddStepArgs(CLI::App* cmd, ModelArgs* a, const std::string& positional, boo
   cmd->add_option("--optimizer", a->optimizer,
                   "sgd, momentum, adam, or none (forward and backward only); default adam");
   AddHeadOption(cmd, &a->head);
+  AddPrecisionOption(cmd, &a->precision);
+}
+
+void AddPrecisionOption(CLI::App* cmd, std::string* precision) {
+  cmd->add_option("--precision", *precision,
+                  "fp32, tf32, fp16, bf16, amp-fp16 or amp-bf16 (torch.autocast); default: an "
+                  "HF config's torch_dtype, else fp32");
+}
+
+Result<Precision> ResolvePrecision(const std::string& flag, const std::string& format,
+                                   const std::string& contents, bool training,
+                                   std::vector<std::string>* notes) {
+  Precision p = Precision::kFp32;
+  if (!flag.empty()) {
+    if (!ParsePrecision(flag, &p)) {
+      return Usage("unknown --precision '" + flag + "' (expected " + PrecisionList() + ")");
+    }
+    return p;
+  }
+  if (format != "hf") return p;
+  const nlohmann::json j = nlohmann::json::parse(contents, nullptr, false);
+  if (!j.is_object() || !j.contains("torch_dtype") || !j["torch_dtype"].is_string()) return p;
+  const std::string dtype = j["torch_dtype"].get<std::string>();
+  std::optional<Precision> d = PrecisionForTorchDtype(dtype, training);
+  if (!d || *d == Precision::kFp32) return p;
+  notes->push_back(fmt::format("precision {} from the config's torch_dtype {}{} (--precision "
+                               "overrides)",
+                               PrecisionName(*d), dtype,
+                               training ? ", as HF Trainer's mixed precision" : ""));
+  return *d;
+}
+
+void PrintNotes(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes) std::fprintf(stderr, "frugal: note: %s\n", n.c_str());
 }
 
 void AddModelArgs(CLI::App* cmd, ModelArgs* a) {
@@ -186,6 +221,19 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
   }
   // The mode.
   s.training = a.train || (!a.infer && (request.train_by_default || g.IsTraining()));
+  FRUGAL_ASSIGN_OR_RETURN(s.precision,
+                          ResolvePrecision(a.precision, s.format, contents, s.training, &s.notes));
+  if (s.precision != Precision::kFp32) {
+    if (g.IsTraining()) {
+      return InvalidArgument(fmt::format(
+          "{}: --precision {}: the file holds a training graph with its own dtypes; give the "
+          "forward graph or the source model",
+          path, PrecisionName(s.precision)));
+    }
+    Result<OpGraph> h = ApplyPrecision(g, s.precision);
+    if (!h.ok()) return h.status().WithPrefix(path);
+    s.forward = std::move(h).value();
+  }
   for (const Op& op : g.ops) s.model_forward_flops += op.phase == Phase::kForward ? op.flops : 0;
   OpGraph split;
   if (request.tensor_parallel > 1) {

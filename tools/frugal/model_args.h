@@ -22,6 +22,7 @@
 #include "frugal/graph/training.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/op_time_model.h"
+#include "frugal/plan/precision.h"
 #include "frugal/plan/tensor_parallel.h"
 
 namespace frugal::cli {
@@ -35,6 +36,7 @@ struct ModelArgs {
   bool train = false;
   std::string optimizer;   // empty: adam (or a training graph's own)
   std::string head = "auto";
+  std::string precision;   // empty: an HF config's torch_dtype, else fp32
   bool fused = false;      // price torch.compile-style kernel fusion
   std::string catalog;     // empty: DefaultCatalogPath()
   std::string perf_model;  // empty: the default model
@@ -42,7 +44,7 @@ struct ModelArgs {
 };
 
 // Adds the model positional (named `positional`, required or not), --batch,
-// --seq, --dim, --train/--infer, --optimizer and --head to `cmd`.
+// --seq, --dim, --train/--infer, --optimizer, --head and --precision to `cmd`.
 void AddStepArgs(CLI::App* cmd, ModelArgs* a, const std::string& positional,
                  bool required);
 
@@ -84,10 +86,26 @@ struct LoadedStep {
   // into step's forward ops, which keep forward's order).
   std::vector<TensorParallelGraph::AllReduce> tp_all_reduces;
   double model_forward_flops = 0;  // forward pass of the whole (unsplit) model
+  Precision precision = Precision::kFp32;  // applied to `forward` before `step`
+  std::vector<std::string> notes;  // e.g. the precision taken from torch_dtype
 };
 
+// --precision and its check (also used by `graph show|convert`).
+void AddPrecisionOption(CLI::App* cmd, std::string* precision);
+
+// The precision of a model: `flag` when given; else an HF config's
+// torch_dtype (float16 / bfloat16: amp-* for training, the pure half type
+// for inference), with a note; else fp32.
+Result<Precision> ResolvePrecision(const std::string& flag, const std::string& format,
+                                   const std::string& contents, bool training,
+                                   std::vector<std::string>* notes);
+
+// Prints each note on stderr ("note: ...").
+void PrintNotes(const std::vector<std::string>& notes);
+
 // Loads and checks; errors name the file and the flag. A usage error
-// (missing --batch) has its message prefixed "usage: ".
+// (missing --batch) has its message prefixed "usage: ". The precision is
+// applied to the forward graph before the training step is derived.
 Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request);
 
 // Everything predict / advise need.

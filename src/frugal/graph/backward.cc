@@ -104,8 +104,11 @@ Op NewBackward(const Op& fwd, const std::string& suffix, GradRole role) {
   return b;
 }
 
+// A backward op reads its tensors at the forward op's dtypes (the half
+// copy of an autocast GEMM's weight included).
 void FinishBytes(Op& b) {
-  b.bytes_read = SumBytes(b.inputs);
+  b.bytes_read = 0;
+  for (const auto& t : b.inputs) b.bytes_read += TensorBytesMoved(b, t);
   b.bytes_written = SumBytes(b.outputs);
 }
 

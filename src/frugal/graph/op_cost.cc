@@ -351,4 +351,13 @@ int64_t TotalParameters(const OpGraph& graph) {
   return n;
 }
 
+int64_t TensorBytesMoved(const Op& op, const TensorInfo& t) {
+  if (t.role != TensorRole::kParameter || t.dtype != DType::kFloat32) return t.Bytes();
+  auto math = op.attrs.strings.find("math");
+  if (math == op.attrs.strings.end() || (math->second != "fp16" && math->second != "bf16")) {
+    return t.Bytes();
+  }
+  return t.NumElements() * 2;
+}
+
 }  // namespace frugal

@@ -20,6 +20,12 @@ Status ComputeForwardCost(Op& op);
 // that parameters are counted once. Leaves profiled ops untouched.
 Status FinalizeForwardCosts(OpGraph& graph);
 
+// Bytes `op` moves for tensor `t`: t.Bytes(), except that a float32
+// parameter of an op whose math is reduced (attrs.strings["math"] "fp16" /
+// "bf16", set by plan/precision.h under autocast) is read as the 2-byte
+// copy autocast makes of it.
+int64_t TensorBytesMoved(const Op& op, const TensorInfo& t);
+
 // Sum of param_count over ops.
 int64_t TotalParameters(const OpGraph& graph);
 

@@ -131,6 +131,10 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
       skip(inst, "GPU " + inst.gpu + " is not in the catalog");
       continue;
     }
+    if (auto r = options.skip_gpus.find(gpu->name); r != options.skip_gpus.end()) {
+      skip(inst, r->second);
+      continue;
+    }
     if (!inst.price_usd_per_hour) {
       skip(inst, "no on-demand price in the catalog");
       continue;

@@ -11,6 +11,7 @@
 #ifndef FRUGAL_PERF_ADVISOR_H_
 #define FRUGAL_PERF_ADVISOR_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct AdviseOptions {
   std::optional<double> deadline_hours;
   std::optional<double> budget_usd;
   bool fused = false;  // price torch.compile-style kernel fusion (fusion.h)
+  // GPUs the caller rules out (a precision they cannot run), with the
+  // one-line reason listed under `skipped`.
+  std::map<std::string, std::string> skip_gpus;
 };
 
 struct ConfigResult {

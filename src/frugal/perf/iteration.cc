@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "frugal/perf/fusion.h"
+#include "frugal/perf/precision_time.h"
 
 namespace frugal {
 namespace {
@@ -78,6 +79,8 @@ Result<std::vector<OpTimePrediction>> PredictOps(const OpTimeModel& model,
       if (as_binary && IsScalarOperandPerfOp(shapes[shape].op)) out[op].basis += kScalarAsBinaryNote;
     }
   }
+  // Half / TF32 ops from the fp32 predictions (precision_time.h).
+  FRUGAL_RETURN_IF_ERROR(ApplyPrecisionTimes(graph, gpu, &out));
   if (fused) FRUGAL_RETURN_IF_ERROR(ApplyFusion(model, graph, gpu, &out));
   return out;
 }
