@@ -39,7 +39,7 @@ PY
 [ $? -eq 1 ] || fail "impossible goals: want exit 1"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "no configuration meets" "$TMP/err" ||
   fail "impossible goals: stderr $(cat "$TMP/err")"
-expect_error 1 "no plan fits: the closest is" advise models/hf/llama2_70b.json --batch 64 --seq 4096 --samples 1000 --max-instances 1 $P
+expect_error 1 "no plan fits: the closest is" advise models/hf/llama2_70b.json --batch 64 --seq 4096 --samples 1000 --max-instances 1 --precision amp-bf16 $P
 expect_error 1 "batch" advise $M --batch 0 --samples 1000 $P
 expect_error 1 "samples" advise $M --batch 8 --samples -5 $P
 expect_error 1 "provider" advise $M --batch 8 --samples 1000 --providers ibm $P

@@ -257,7 +257,7 @@ int RunAdvise(const AdviseArgs& a) {
                {"newest_gpu_rule", pick(adv->newest_gpu_rule)},
                {"skipped", std::move(skipped)},
                {"notes", adv->notes}});
-  } else {
+  } else if (!adv->configs.empty()) {
     PrintText(a, *adv);
   }
   if (adv->recommended < 0) {
