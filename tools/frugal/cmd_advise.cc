@@ -2,6 +2,10 @@
 // deadline or budget, against the naive rules.
 #include <unistd.h>
 
+#include <atomic>
+#include <future>
+#include <thread>
+
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -142,8 +146,19 @@ int RunAdvise(const AdviseArgs& a) {
   }
   ModelArgs first = a.model;
   if (!precision_names.empty()) first.precision = precision_names.front();
-  Result<LoadedModel> m = LoadModel(first);
-  if (!m.ok()) return ReportError(m.status());
+  // The op-time model loads while the step graphs are built.
+  auto perf = std::async(std::launch::async,
+                         [spec = first.perf_model] { return OpenOpTimeModel(spec); });
+  Result<LoadedModel> m = LoadedModel{};
+  {
+    Result<LoadedStep> step = LoadStep(first, {});
+    if (!step.ok()) return ReportError(step.status());
+    m->s = std::move(step).value();
+    Result<Catalog> catalog =
+        LoadCatalog(first.catalog.empty() ? DefaultCatalogPath() : first.catalog);
+    if (!catalog.ok()) return ReportError(catalog.status());
+    m->catalog = std::move(catalog).value();
+  }
   if (m->s.measured) {
     return ReportError(InvalidArgument(
         a.model.model + ": its op times were measured on one GPU and its profiled ops cannot "
@@ -194,12 +209,13 @@ int RunAdvise(const AdviseArgs& a) {
   }
   Progress progress;
   po.progress = std::ref(progress);
-  const LoadedStep& base = m->s;
-  StepSource source = [&](size_t prec, int tp) -> Result<std::shared_ptr<const CandidateStep>> {
+  // Every (precision, TP) step, built on all cores before the search.
+  using Built = Result<std::shared_ptr<const CandidateStep>>;
+  auto build = [&](size_t prec, int tp) -> Built {
     auto c = std::make_shared<CandidateStep>();
     LoadedStep s;
     if (tp == 1 && prec == 0) {
-      s = base;
+      s = m->s;
     } else {
       StepRequest req;
       req.tensor_parallel = tp;
@@ -215,6 +231,35 @@ int RunAdvise(const AdviseArgs& a) {
     c->seq_len = seq;
     return std::shared_ptr<const CandidateStep>(std::move(c));
   };
+  std::vector<std::pair<size_t, int>> variants;
+  for (size_t i = 0; i < precision_names.size(); ++i) {
+    for (int tp : po.tp) variants.emplace_back(i, tp);
+  }
+  std::vector<Built> built(variants.size(), Built(Internal("not built")));
+  {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k = next++; k < variants.size(); k = next++) {
+        built[k] = build(variants[k].first, variants[k].second);
+      }
+    };
+    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  StepSource source = [&](size_t prec, int tp) -> Built {
+    for (size_t k = 0; k < variants.size(); ++k) {
+      if (variants[k] == std::make_pair(prec, tp)) return built[k];
+    }
+    return build(prec, tp);
+  };
+  {
+    Result<std::unique_ptr<OpTimeModel>> model = perf.get();
+    if (!model.ok()) return ReportError(model.status());
+    m->perf = std::move(model).value();
+  }
   Result<PlanAdvice> plans = SearchPlans(*m->perf, source, m->catalog, job, po);
   if (!plans.ok()) return ReportError(plans.status().WithPrefix(a.model.model));
   Advice* adv = &plans->advice;

@@ -156,6 +156,20 @@ class Search {
           n = static_cast<int>(*job_.global_batch / per_step);
         }
         (pp == 1 ? plan.grad_accum : plan.microbatches) = n;
+        {
+          // The lightest plan of this split first: when it does not fit,
+          // none of the others does.
+          ParallelPlan light = plan;
+          light.zero = plan.dp >= 2 ? *std::max_element(o_.zero.begin(), o_.zero.end()) : 0;
+          light.checkpointing = o_.checkpointing.back();
+          Result<PlanPrediction> r = PricePlan(*prof, gpu, light, po);
+          ++out_.plans_priced;
+          if (!r.ok()) continue;
+          if (!r->fits) {
+            Closest(Config(inst, gpu, prec, m, *r), *r, gpu);
+            continue;
+          }
+        }
         for (int zero : o_.zero) {
           if (zero > 0 && plan.dp < 2) continue;
           plan.zero = zero;
@@ -166,12 +180,7 @@ class Search {
             if (!r.ok()) break;
             ConfigResult c = Config(inst, gpu, prec, m, *r);
             if (!r->fits) {
-              const double need = (c.memory_bytes + r->reserved_bytes) / r->gpu_memory_bytes;
-              if (!out_.closest || need < closest_need_) {
-                closest_need_ = need;
-                closest_gpu_gib_ = gpu.mem_gib;
-                out_.closest = c;
-              }
+              Closest(std::move(c), *r, gpu);
               continue;
             }
             if (!best || c.hours < best->hours) best = std::move(c);
@@ -181,6 +190,15 @@ class Search {
       }
     }
     if (best) out_.advice.configs.push_back(std::move(*best));
+  }
+
+  void Closest(ConfigResult c, const PlanPrediction& r, const GpuSpec& gpu) {
+    const double need = (c.memory_bytes + r.reserved_bytes) / r.gpu_memory_bytes;
+    if (!out_.closest || need < closest_need_) {
+      closest_need_ = need;
+      closest_gpu_gib_ = gpu.mem_gib;
+      out_.closest = std::move(c);
+    }
   }
 
   ConfigResult Config(const InstanceSpec& inst, const GpuSpec& gpu, size_t prec, int m,
