@@ -30,6 +30,7 @@ struct AdviseArgs {
   double deadline = 0;  // hours; 0 = none
   double budget = 0;    // USD; 0 = none
   std::string providers = "aws,gcp,azure";
+  std::vector<std::string> instance_types;  // --instance, repeatable
   int max_instances = 4;
   int top = 15;
 };
@@ -187,6 +188,11 @@ int RunAdvise(const AdviseArgs& a) {
   if (a.global_batch > 0) job.global_batch = a.global_batch;
   PlanSearchOptions po;
   po.advise = opts;
+  for (const std::string& t : a.instance_types) {
+    Result<const InstanceSpec*> inst = m->catalog.LookupInstance(t);
+    if (!inst.ok()) return ReportError(inst.status().WithPrefix("--instance"));
+    po.instance_types.push_back((*inst)->name);
+  }
   if (precision_names.empty()) precision_names.push_back(PrecisionName(m->s.precision));
   std::vector<std::string> notes = m->s.notes;
   PrintNotes(m->s.notes);
@@ -333,6 +339,8 @@ void SetupAdvise(CLI::App& sub, int* exit_code) {
       ->check(NumberIn(0, 1e12, true));
   sub.add_option("--providers", a->providers, "Comma list of aws, gcp, azure")
       ->capture_default_str();
+  sub.add_option("--instance", a->instance_types,
+                 "Only this catalog instance type (repeatable; default: every type)");
   sub.add_option("--max-instances", a->max_instances, "Instances of one type, 1..N")
       ->capture_default_str()
       ->check(IntIn(1, 1024));

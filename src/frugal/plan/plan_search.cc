@@ -25,9 +25,15 @@ class Search {
 
   Result<PlanAdvice> Run() {
     size_t done = 0, total = 0;
-    for (const InstanceSpec& inst : catalog_.instances()) total += Wanted(o_.advise, inst.provider);
+    auto wanted = [&](const InstanceSpec& inst) {
+      return Wanted(o_.advise, inst.provider) &&
+             (o_.instance_types.empty() ||
+              std::find(o_.instance_types.begin(), o_.instance_types.end(), inst.name) !=
+                  o_.instance_types.end());
+    };
+    for (const InstanceSpec& inst : catalog_.instances()) total += wanted(inst);
     for (const InstanceSpec& inst : catalog_.instances()) {
-      if (!Wanted(o_.advise, inst.provider)) continue;
+      if (!wanted(inst)) continue;
       FRUGAL_RETURN_IF_ERROR(Instance(inst));
       if (o_.progress) o_.progress(++done, total);
     }

@@ -63,6 +63,7 @@ struct PlanSearchJob {
 
 struct PlanSearchOptions {
   AdviseOptions advise;  // providers, instance counts, deadline, budget
+  std::vector<std::string> instance_types;  // only these catalog types; empty: all
   std::vector<PrecisionChoice> precisions;  // REQUIRES: non-empty
   std::vector<int> tp = {1, 2, 4, 8};
   std::vector<int> zero = {0, 1, 2, 3};
