@@ -75,6 +75,19 @@ assert abs(g["comm_total_ms"] - d["comm_total_ms"]) < 1e-9 + 1e-6 * d["comm_tota
 assert g["samples_per_s"] > d["samples_per_s"] * 0.99
 PY
 
+# The case Pesto's place and predict --pp both express: one inference
+# micro-batch through two contiguous stages (place's `expert` split).
+M=models/hf/gpt2_med.json
+Q="--gpu A100-SXM4-80GB --batch 4 --seq 512 --infer --precision fp32 --perf-model roofline --json"
+"$FRUGAL" predict $M $Q --pp 2 >"$TMP/pp.json" 2>/dev/null || fail "predict --pp 2 --infer"
+"$FRUGAL" place $M $Q --gpus 2 --method expert >"$TMP/place.json" 2>/dev/null || fail "place expert"
+python3 - "$TMP" <<'PY' || fail "predict --pp and place disagree"
+import json, sys
+pp = json.load(open(f"{sys.argv[1]}/pp.json"))["iteration_ms"]
+pl = json.load(open(f"{sys.argv[1]}/place.json"))["methods"][0]["makespan_ms"]
+assert abs(pp / pl - 1) < 0.05, (pp, pl)
+PY
+
 # advise: the plan search.
 A="--perf-model roofline --providers aws --max-instances 2"
 expect_error 2 "give --samples N or --tokens N" advise $L --batch 1 --seq 512 --samples 10 --tokens 10 $A
