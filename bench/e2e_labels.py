@@ -12,10 +12,11 @@ fp32, with all-ones token ids:
   AutoModelForPreTraining (the MLM head).
 So training labels are priced with `--optimizer none` and BERT inference with
 `--head seq-cls`. A `-fusion` label ran the same model under torch.compile:
-it is priced with `--fused`. A `-dpN` label is a data-parallel training step
-on N GPUs of one machine whose batch in the name is the global batch: it is
-priced with `--gpus N` and batch / N per GPU. Tensor- and pipeline-parallel
-variants (-tpN, -ppN_M) are skipped: frugal prices data parallelism only.
+it is priced with `--fused`. Multi-GPU labels (one machine) carry the
+global batch in the name: `-dpN` is priced with `--gpus N` and batch / N per
+GPU, `-tpN` with `--tp N` (every rank sees the whole batch), `-ppN_M` with
+`--pp N --microbatches M`. The shared folder holds none today: the bench
+reports their count (0) and prices them when they appear.
 """
 import os
 import re
@@ -23,7 +24,8 @@ import re
 LABELS_DIR = os.path.join("..", "shared", "data", "perf", "e2e-labels")
 NAME_RE = re.compile(
     r"^(?P<model>.+)-(?P<mode>train|inf)-(?P<seq>\d+)-(?P<batch>\d+)"
-    r"(?:(?P<fusion>-fusion)|-dp(?P<dp>\d+))?\.json$")
+    r"(?:(?P<fusion>-fusion)|-dp(?P<dp>\d+)|-tp(?P<tp>\d+)|-pp(?P<pp>\d+)_(?P<mb>\d+))?"
+    r"\.json$")
 
 
 def labels(labels_dir=LABELS_DIR):
@@ -43,8 +45,15 @@ def predict_command(frugal, gpu, m, perf_model):
     train = m["mode"] == "train"
     gpus = int(m["dp"] or 1)
     batch = max(1, int(m["batch"]) // gpus)
+    plan = []
+    if m["tp"]:
+        plan = ["--tp", m["tp"]]
+        gpus = int(m["tp"])
+    elif m["pp"]:
+        plan = ["--pp", m["pp"], "--microbatches", m["mb"]]
+        gpus = int(m["pp"])
     cmd = [frugal, "predict", f"models/hf/{m['model']}.json", "--gpu", gpu,
-           "--gpus", str(gpus), "--batch", str(batch), "--seq", m["seq"],
+           "--gpus", str(gpus), "--batch", str(batch), "--seq", m["seq"], *plan,
            "--train" if train else "--infer", "--perf-model", perf_model, "--json",
            # The labels were measured in fp32; HF configs' torch_dtype would
            # otherwise price them in half precision.

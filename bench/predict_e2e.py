@@ -12,6 +12,7 @@ Usage (from the repository root): bench/predict_e2e.py [BUILD_DIR] [MODELS...]
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -44,6 +45,8 @@ for perf in models:
     apes = [r["ape"] for r in rows if r["perf_model"] == perf and "ape" in r]
     fused = [r["ape"] for r in rows
              if r["perf_model"] == perf and "ape" in r and r["label"].endswith("-fusion.json")]
+    multi = [r["ape"] for r in rows if r["perf_model"] == perf and "ape" in r and
+             re.search(r"-(dp|tp|pp)\d", r["label"])]
     summary[perf] = {
         "labels": len(apes),
         "errors": sum(1 for r in rows if r["perf_model"] == perf and "error" in r),
@@ -51,6 +54,9 @@ for perf in models:
         "mean_ape": statistics.mean(apes) if apes else None,
         "fusion_labels": len(fused),
         "fusion_median_ape": statistics.median(fused) if fused else None,
+        # -dpN / -tpN / -ppN_M labels priced by --gpus / --tp / --pp.
+        "multi_gpu_labels": len(multi),
+        "multi_gpu_median_ape": statistics.median(multi) if multi else None,
     }
 os.makedirs("bench/results", exist_ok=True)
 with open("bench/results/predict_e2e.json", "w") as out:
