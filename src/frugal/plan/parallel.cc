@@ -96,7 +96,12 @@ Result<StepProfile> ProfileStep(const PlanInputs& in) {
     return Internal("op times or memory do not match the graph");
   }
   if (in.micro_batch < 1) return InvalidArgument("micro-batch must be >= 1");
-  FRUGAL_ASSIGN_OR_RETURN(BlockMap blocks, MapBlocks(g));
+  BlockMap own_blocks;
+  if (in.blocks == nullptr) {
+    FRUGAL_ASSIGN_OR_RETURN(own_blocks, MapBlocks(g));
+  }
+  const BlockMap& blocks = in.blocks != nullptr ? *in.blocks : own_blocks;
+  if (blocks.block_of_op.size() != g.ops.size()) return Internal("block map does not match");
   StepProfile pr;
   pr.name = g.name;
   pr.training = g.IsTraining();
@@ -172,7 +177,11 @@ Result<StepProfile> ProfileStep(const PlanInputs& in) {
     pr.cut_bytes[k] = run;
   }
   // Gradient readiness on one stream, as IterationFromOpTimes walks it.
-  FRUGAL_ASSIGN_OR_RETURN(std::vector<int> order, g.TopologicalOrder());
+  std::vector<int> own_order;
+  if (in.order == nullptr) {
+    FRUGAL_ASSIGN_OR_RETURN(own_order, g.TopologicalOrder());
+  }
+  const std::vector<int>& order = in.order != nullptr ? *in.order : own_order;
   double clock = 0;
   for (int i : order) {
     const Op& op = g.ops[i];

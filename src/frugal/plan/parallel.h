@@ -42,6 +42,7 @@
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/iteration.h"
 #include "frugal/perf/op_time_model.h"
+#include "frugal/plan/layers.h"
 #include "frugal/plan/tensor_parallel.h"
 
 namespace frugal {
@@ -73,6 +74,10 @@ struct PlanInputs {
   int64_t seq_len = 0;      // tokens per sample (0: not a sequence model)
   // FLOPs of one micro-batch's forward pass of the whole (unsplit) model.
   double model_forward_flops = 0;
+  // MapBlocks(*step) and step->TopologicalOrder(), when the caller prices
+  // the same step on many GPUs; computed here when null.
+  const BlockMap* blocks = nullptr;
+  const std::vector<int>* order = nullptr;
 };
 
 struct PlanOptions {

@@ -90,6 +90,15 @@ class Search {
     }
     if (sit->second != nullptr) {
       const CandidateStep& c = *sit->second;
+      auto& shape = shapes_[skey];
+      if (shape.order.empty() && !c.step.ops.empty()) {
+        Result<BlockMap> b = MapBlocks(c.step);
+        Result<std::vector<int>> o = c.step.TopologicalOrder();
+        if (b.ok() && o.ok()) {
+          shape.blocks = std::move(b).value();
+          shape.order = std::move(o).value();
+        }
+      }
       Result<std::vector<OpTimePrediction>> t =
           PredictOps(model_, c.step, gpu, o_.advise.fused);
       if (t.ok()) {
@@ -101,6 +110,10 @@ class Search {
         in.micro_batch = c.micro_batch;
         in.seq_len = c.seq_len;
         in.model_forward_flops = c.model_forward_flops;
+        if (!shape.order.empty()) {
+          in.blocks = &shape.blocks;
+          in.order = &shape.order;
+        }
         Result<StepProfile> p = ProfileStep(in);
         if (p.ok()) prof = std::make_unique<StepProfile>(std::move(p).value());
       } else {
@@ -237,6 +250,12 @@ class Search {
   PlanAdvice out_;
   double closest_need_ = 0, closest_gpu_gib_ = 0;
   std::map<std::pair<size_t, int>, std::shared_ptr<const CandidateStep>> steps_;
+  // Per step: its blocks and op order, the same on every GPU.
+  struct StepShape {
+    BlockMap blocks;
+    std::vector<int> order;
+  };
+  std::map<std::pair<size_t, int>, StepShape> shapes_;
   std::map<std::tuple<std::string, size_t, int>, std::unique_ptr<StepProfile>> profiles_;
   std::map<std::string, std::string> unpriceable_;
   std::map<std::string, std::string> notes_;
