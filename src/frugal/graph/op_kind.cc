@@ -219,4 +219,14 @@ bool LaterInputsMayBeTrained(OpKind kind) {
   }
 }
 
+bool RunsOnTensorCores(OpKind k) {
+  switch (k) {
+    case OpKind::kConv: case OpKind::kConvTranspose: case OpKind::kMatMul:
+    case OpKind::kBatchMatMul: case OpKind::kEinsum: case OpKind::kRnn:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace frugal

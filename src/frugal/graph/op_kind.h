@@ -82,6 +82,9 @@ const char* OpKindName(OpKind kind);
 // Parses OpKindName's output; false when unknown.
 bool ParseOpKind(std::string_view name, OpKind* out);
 OpCategory CategoryOf(OpKind kind);
+// Kinds that run on tensor cores when their math is reduced (TF32, FP16,
+// BF16): GEMMs and convolutions (einsum lowers to bmm, cuDNN RNNs to GEMMs).
+bool RunsOnTensorCores(OpKind kind);
 const char* OpCategoryName(OpCategory c);
 
 // The kind an ONNX op type imports as; kUnknown when frugal has no formula.

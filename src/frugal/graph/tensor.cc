@@ -31,6 +31,11 @@ int64_t DTypeBytes(DType t) {
   return 4;
 }
 
+bool IsFloatDType(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16 ||
+         t == DType::kFloat64;
+}
+
 const char* DTypeName(DType t) {
   for (const auto& row : kDTypes) {
     if (row.type == t) return row.name;

@@ -25,6 +25,8 @@ enum class DType {
 
 // Bytes per element; 4 for kUnknown (the common case, fp32).
 int64_t DTypeBytes(DType t);
+// fp32, fp16, bf16, fp64: the types precision changes act on.
+bool IsFloatDType(DType t);
 const char* DTypeName(DType t);
 // Parses DTypeName's output; false when unknown.
 bool ParseDType(std::string_view name, DType* out);

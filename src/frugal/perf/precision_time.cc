@@ -11,21 +11,6 @@
 namespace frugal {
 namespace {
 
-bool IsFloat(DType t) {
-  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16 ||
-         t == DType::kFloat64;
-}
-
-bool TensorCoreKind(OpKind k) {
-  switch (k) {
-    case OpKind::kConv: case OpKind::kConvTranspose: case OpKind::kMatMul:
-    case OpKind::kBatchMatMul: case OpKind::kEinsum: case OpKind::kRnn:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Bytes of the op's tensors as it moves them, and as fp32 would.
 void TensorBytes(const Op& op, double* fp32, double* now) {
   *fp32 = *now = 0;
@@ -33,7 +18,7 @@ void TensorBytes(const Op& op, double* fp32, double* now) {
     for (const auto& t : *ts) {
       *now += static_cast<double>(TensorBytesMoved(op, t));
       const double elems = static_cast<double>(t.NumElements());
-      *fp32 += IsFloat(t.dtype) && t.dtype != DType::kFloat64 ? 4 * elems
+      *fp32 += IsFloatDType(t.dtype) && t.dtype != DType::kFloat64 ? 4 * elems
                                                               : static_cast<double>(t.Bytes());
     }
   }
@@ -42,7 +27,7 @@ void TensorBytes(const Op& op, double* fp32, double* now) {
 }  // namespace
 
 std::string ReducedMathOf(const Op& op) {
-  if (!TensorCoreKind(op.kind)) return "";
+  if (!RunsOnTensorCores(op.kind)) return "";
   auto m = op.attrs.strings.find("math");
   if (m != op.attrs.strings.end()) return m->second;
   // A graph imported in half precision: its GEMMs' inputs say so.

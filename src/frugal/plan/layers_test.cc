@@ -30,9 +30,15 @@ TEST(MapBlocks, PutsEmbeddingsBeforeAndTheHeadAfterTheLayers) {
   for (size_t i = 0; i < train->ops.size(); ++i) {
     const Op& op = train->ops[i];
     const Op& fwd_op = op.phase == Phase::kForward ? op : train->ops[op.forward_op];
-    if (fwd_op.name == "embed_tokens") EXPECT_EQ(m->block_of_op[i], kBeforeBlocks);
-    if (fwd_op.name == "lm_head") EXPECT_EQ(m->block_of_op[i], kAfterBlocks) << op.name;
-    if (fwd_op.name.rfind("layers.1.", 0) == 0) EXPECT_EQ(m->block_of_op[i], 1) << op.name;
+    if (fwd_op.name == "embed_tokens") {
+      EXPECT_EQ(m->block_of_op[i], kBeforeBlocks);
+    }
+    if (fwd_op.name == "lm_head") {
+      EXPECT_EQ(m->block_of_op[i], kAfterBlocks) << op.name;
+    }
+    if (fwd_op.name.rfind("layers.1.", 0) == 0) {
+      EXPECT_EQ(m->block_of_op[i], 1) << op.name;
+    }
   }
 }
 

@@ -13,26 +13,9 @@ namespace {
 
 constexpr const char* kPrecisionNames[] = {"fp32", "tf32", "fp16", "bf16", "amp-fp16", "amp-bf16"};
 
-bool IsFloat(DType t) {
-  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16 ||
-         t == DType::kFloat64;
-}
-
-// Kinds that run on tensor cores when their math is reduced: GEMMs and
-// convolutions (einsum lowers to bmm, cuDNN RNNs to GEMMs).
-bool TensorCoreKind(OpKind k) {
-  switch (k) {
-    case OpKind::kConv: case OpKind::kConvTranspose: case OpKind::kMatMul:
-    case OpKind::kBatchMatMul: case OpKind::kEinsum: case OpKind::kRnn:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // torch.amp's "CUDA ops that can autocast to float16": matmul / linear / mm
 // / bmm / baddbmm / addmm, conv*d and conv_transpose*d, the RNN cells, prelu.
-bool AutocastToHalf(OpKind k) { return TensorCoreKind(k) || k == OpKind::kPRelu; }
+bool AutocastToHalf(OpKind k) { return RunsOnTensorCores(k) || k == OpKind::kPRelu; }
 
 // torch.amp's "CUDA ops that can autocast to float32" that frugal has a
 // kind for: pow, exp, log, reciprocal, softplus, softmax / log_softmax,
@@ -83,26 +66,26 @@ void AutocastOp(Op& op, DType half, std::map<std::string, DType>& produced) {
   for (auto& t : op.inputs) {
     if (t.role != TensorRole::kActivation) continue;
     auto it = produced.find(t.name);
-    if (it != produced.end() && IsFloat(t.dtype) && IsFloat(it->second)) t.dtype = it->second;
+    if (it != produced.end() && IsFloatDType(t.dtype) && IsFloatDType(it->second)) t.dtype = it->second;
   }
   std::optional<DType> out;
   if (AutocastToHalf(op.kind)) {
     // The op reads the half copies autocast makes of its float inputs
     // (parameters: see TensorBytesMoved).
     for (auto& t : op.inputs) {
-      if (t.role == TensorRole::kActivation && IsFloat(t.dtype)) t.dtype = half;
+      if (t.role == TensorRole::kActivation && IsFloatDType(t.dtype)) t.dtype = half;
     }
     out = half;
   } else if (AutocastToFloat(op.kind)) {
     out = DType::kFloat32;
   } else {
     for (const auto& t : op.inputs) {
-      if (t.role != TensorRole::kActivation || !IsFloat(t.dtype)) continue;
+      if (t.role != TensorRole::kActivation || !IsFloatDType(t.dtype)) continue;
       out = out ? Promote(*out, t.dtype) : t.dtype;
     }
   }
   for (auto& t : op.outputs) {
-    if (out && IsFloat(t.dtype)) t.dtype = *out;
+    if (out && IsFloatDType(t.dtype)) t.dtype = *out;
     produced[t.name] = t.dtype;
   }
 }
@@ -169,7 +152,7 @@ Result<OpGraph> ApplyPrecision(const OpGraph& forward, Precision p) {
   std::map<std::string, DType> produced;
   for (int u : order) {
     Op& op = g.ops[u];
-    if (TensorCoreKind(op.kind)) op.attrs.strings["math"] = MathModeOf(p);
+    if (RunsOnTensorCores(op.kind)) op.attrs.strings["math"] = MathModeOf(p);
     if (p == Precision::kTf32) continue;
     if (IsAmp(p)) {
       AutocastOp(op, half, produced);
