@@ -154,9 +154,9 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
   const std::string format = Format(m.model, *contents);
   if (format != "hf") {
     return ReportError(InvalidArgument(m.model + ": --prompt applies to HF decoder configs " +
-                                       "(config.json); this is " +
-                                       (format == "unknown" ? "not a known model format"
-                                                            : "a " + format + " model")));
+                                       "(config.json), not " +
+                                       (format == "unknown" ? "a file of unknown format"
+                                                            : format + " models")));
   }
   if (!m.optimizer.empty()) {
     return ReportError(InvalidArgument(m.model + ": --optimizer applies to training steps, "
