@@ -70,6 +70,18 @@ expect_error 1 "--prompt applies to HF decoder configs" \
 expect_error 1 "--gpus 2" predict $M --infer --prompt 5 --generate 5 --batch 1 $G --gpus 2 $P
 expect_error 1 "--tp applies to training plans" \
   predict $M --infer --prompt 5 --generate 5 --batch 1 $G --tp 2 $P
+expect_error 1 "--head seq-cls" \
+  predict $M --infer --prompt 5 --generate 5 --batch 1 $G --head seq-cls $P
+cat >"$TMP/cls.json" <<'JSON'
+{"architectures": ["LlamaForSequenceClassification"], "model_type": "llama", "hidden_size": 64,
+ "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+ "max_position_embeddings": 128}
+JSON
+expect_error 1 "no LM head" predict "$TMP/cls.json" --infer --prompt 5 --generate 5 --batch 1 $G $P
+"$FRUGAL" predict "$TMP/cls.json" --infer --prompt 5 --generate 5 --batch 1 $G --head lm $P \
+  >/dev/null || fail "--head lm on a classifier config"
+"$FRUGAL" predict $M --infer --prompt 5 --generate 5 --batch 1 $G --fused $P >/dev/null ||
+  fail "generation with --fused"
 expect_error 1 "--optimizer" \
   predict $M --infer --prompt 5 --generate 5 --batch 1 $G --optimizer adam $P
 expect_error 1 "" predict missing.json --infer --prompt 5 --generate 5 --batch 1 $G $P

@@ -164,6 +164,10 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
   }
   Result<ModelHead> head = ParseHeadOption(m.head);
   if (!head.ok()) return ReportError(head.status());
+  if (*head != ModelHead::kAuto && *head != ModelHead::kLm) {
+    return ReportError(InvalidArgument("--head " + m.head +
+                                       ": generation samples tokens from the LM head (--head lm)"));
+  }
   Result<Catalog> catalog = LoadCatalog(m.catalog.empty() ? DefaultCatalogPath() : m.catalog);
   if (!catalog.ok()) return ReportError(catalog.status());
   Result<std::unique_ptr<OpTimeModel>> perf = OpenOpTimeModel(m.perf_model);
@@ -199,6 +203,16 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
   o.prompt_len = g.prompt;
   o.generate_len = g.generate;
   o.fused = m.fused;
+  // (A model that cannot decode at all is left to PredictDecode to name.)
+  if (Result<OpGraph> probe = build(1, 1, 1); probe.ok()) {
+    bool lm = false;
+    for (const Op& op : probe->ops) lm = lm || op.name == "lm_head";
+    if (!lm) {
+      return ReportError(InvalidArgument(
+          m.model + ": its architectures class has no LM head to sample tokens from; give "
+                    "--head lm to price generation with one"));
+    }
+  }
   Result<DecodePrediction> r = PredictDecode(build, **perf, **gpu, o);
   if (!r.ok()) return ReportError(r.status());
   Result<OpGraph> named = build(1, 1, 0);  // for the model's name
