@@ -14,11 +14,14 @@ cmp -s "$TMP/gen.json" "$TMP/again.json" || fail "generation output differs betw
 "$FRUGAL" predict $M --infer --prompt 100 --generate 50 --batch 8 $G $P --json >"$TMP/b8.json" ||
   fail "predict --prompt batch 8"
 "$FRUGAL" predict models/hf/llama3_8b.json --infer --prompt 64 --generate 16 --batch 2 $G $P \
-  --json >"$TMP/gqa.json" || fail "predict --prompt llama3 (GQA)"
+  --json >"$TMP/gqa.json" 2>"$TMP/gqa.err" || fail "predict --prompt llama3 (GQA)"
+grep -qF "torch_dtype bfloat16" "$TMP/gqa.err" || fail "no note on the precision from torch_dtype"
+"$FRUGAL" predict models/hf/llama3_8b.json --infer --prompt 64 --generate 16 --batch 2 $G $P \
+  --precision fp32 --json >"$TMP/gqa32.json" || fail "predict --prompt --precision fp32"
 python3 - "$TMP" <<'PY' || fail "generation --json fields"
 import json, sys
 d = sys.argv[1]
-g, b8, gqa = (json.load(open(f"{d}/{n}.json")) for n in ("gen", "b8", "gqa"))
+g, b8, gqa, gqa32 = (json.load(open(f"{d}/{n}.json")) for n in ("gen", "b8", "gqa", "gqa32"))
 for k in ("prefill_ms", "ttft_ms", "decode_first_ms", "decode_last_ms", "decode_mean_ms",
           "decode_total_ms", "total_ms", "tokens_per_s", "decode_tokens_per_s", "kv_cache_bytes",
           "kv_cache_bytes_per_token", "weights_bytes", "memory_bytes", "gpu_memory_bytes", "fits",
@@ -34,8 +37,14 @@ assert g["kv_cache_bytes"] == 2 * 24 * 4 * 150 * 1024 * 4, g["kv_cache_bytes"]
 assert b8["kv_cache_bytes"] == 2 * g["kv_cache_bytes"]
 assert b8["weights_bytes"] == g["weights_bytes"] and b8["memory_bytes"] > g["memory_bytes"]
 assert g["fits"] and g["max_batch"] > 8 and g["max_batch"] == b8["max_batch"]
-# Llama-3-8B: 32 layers, 8 KV heads of 128 (GQA).
-assert gqa["kv_cache_bytes_per_token"] == 2 * 32 * 8 * 128 * 4, gqa["kv_cache_bytes_per_token"]
+assert g["precision"] == "fp32"  # gpt2_med has no torch_dtype
+# Llama-3-8B: 32 layers, 8 KV heads of 128 (GQA); bf16 from its torch_dtype.
+assert gqa["precision"] == "bf16" and gqa["notes"], gqa.get("notes")
+assert gqa["kv_cache_bytes_per_token"] == 2 * 32 * 8 * 128 * 2, gqa["kv_cache_bytes_per_token"]
+assert gqa32["precision"] == "fp32"
+assert gqa32["kv_cache_bytes_per_token"] == 2 * gqa["kv_cache_bytes_per_token"]
+assert gqa32["weights_bytes"] == 2 * gqa["weights_bytes"]
+assert gqa32["decode_mean_ms"] > gqa["decode_mean_ms"]
 PY
 "$FRUGAL" predict $M --infer --prompt 100 --generate 50 --batch 4 $G $P >"$TMP/text" ||
   fail "text output"
@@ -82,6 +91,10 @@ expect_error 1 "no LM head" predict "$TMP/cls.json" --infer --prompt 5 --generat
   >/dev/null || fail "--head lm on a classifier config"
 "$FRUGAL" predict $M --infer --prompt 5 --generate 5 --batch 1 $G --fused $P >/dev/null ||
   fail "generation with --fused"
+expect_error 1 "--precision bf16" \
+  predict $M --infer --prompt 5 --generate 5 --batch 1 --gpu V100-SXM2-16GB --precision bf16 $P
+expect_error 2 "--precision" \
+  predict $M --infer --prompt 5 --generate 5 --batch 1 $G --precision fp8 $P
 expect_error 1 "--optimizer" \
   predict $M --infer --prompt 5 --generate 5 --batch 1 $G --optimizer adam $P
 expect_error 1 "" predict missing.json --infer --prompt 5 --generate 5 --batch 1 $G $P

@@ -10,6 +10,7 @@
 #include "frugal/base/units.h"
 #include "frugal/graph/importer.h"
 #include "frugal/plan/decode.h"
+#include "frugal/plan/precision.h"
 #include "gpu_note.h"
 
 namespace frugal::cli {
@@ -62,7 +63,8 @@ Status CheckFlags(const ModelArgs& m, const GenerateArgs& g, const GenerateTarge
 }
 
 nlohmann::json ToJson(const ModelArgs& m, const GenerateArgs& g, const GenerateTarget& t,
-                      const GpuSpec& gpu, const OpTimeModel& perf, const DecodePrediction& r) {
+                      const GpuSpec& gpu, const OpTimeModel& perf, Precision precision,
+                      const DecodePrediction& r) {
   nlohmann::json samples = nlohmann::json::array();
   for (const DecodeStepTime& s : r.samples) {
     samples.push_back({{"cache_len", s.cache_len}, {"ms", s.ms}});
@@ -74,6 +76,7 @@ nlohmann::json ToJson(const ModelArgs& m, const GenerateArgs& g, const GenerateT
           {"format", "hf"},
           {"mode", "generation"},
           {"perf_model", perf.name()},
+          {"precision", PrecisionName(precision)},
           {"batch", m.batch},
           {"prompt_len", g.prompt},
           {"generate_len", g.generate},
@@ -103,11 +106,11 @@ nlohmann::json ToJson(const ModelArgs& m, const GenerateArgs& g, const GenerateT
 
 void PrintText(const OpGraph& name_graph, const ModelArgs& m, const GenerateArgs& g,
                const GenerateTarget& t, const GpuSpec& gpu, const OpTimeModel& perf,
-               const DecodePrediction& r) {
+               Precision precision, const DecodePrediction& r) {
   std::string s = fmt::format(
-      "{} on {}{}, batch {}, prompt {} + {} generated tokens, generation ({} model)\n",
+      "{} on {}{}, batch {}, prompt {} + {} generated tokens, {}, generation ({} model)\n",
       name_graph.name, gpu.name, t.instance.empty() ? "" : " (one GPU of " + t.instance + ")",
-      m.batch, g.prompt, g.generate, perf.name());
+      m.batch, g.prompt, g.generate, PrecisionName(precision), perf.name());
   auto line = [&](const char* k, const std::string& v) {
     s += fmt::format("  {:<18} {}\n", k, v);
   };
@@ -185,18 +188,35 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
     return ReportError(InvalidArgument(
         fmt::format("--gpu {} differs from {}'s {}", t.gpu, inst->name, inst->gpu)));
   }
-  // Step graphs straight from the importer. TODO(precision, tensor
-  // parallelism): wrap this with their graph transforms once they land.
+  // The precision: --precision, else the config's torch_dtype (inference:
+  // the pure half type), else fp32.
+  std::vector<std::string> notes;
+  if (!note.empty()) notes.push_back(note);
+  Result<Precision> prec = ResolvePrecision(m.precision, "hf", *contents, false, &notes);
+  if (!prec.ok()) return ReportError(prec.status());
+  std::string prec_note;
+  if (Status st = CheckPrecisionSupported(**gpu, *prec, &prec_note); !st.ok()) {
+    return ReportError(st);
+  }
+  if (!prec_note.empty()) notes.push_back(prec_note);
+  // Step graphs from the importer at that precision. TODO(tensor
+  // parallelism): shard the step graphs (their cache on the KV heads).
   const std::string path = m.model;
   const std::string text = *contents;
   const ModelHead h = *head;
-  DecodeGraphFn build = [path, text, h](int64_t batch, int64_t seq, int64_t past) {
+  const Precision p = *prec;
+  DecodeGraphFn build = [path, text, h, p](int64_t batch, int64_t seq,
+                                           int64_t past) -> Result<OpGraph> {
     ImportOptions o;
     o.batch = batch;
     o.seq_len = seq;
     o.kv_cache_len = past;
     o.head = h;
-    return ImportGraphFromContents(path, text, o, "hf");
+    FRUGAL_ASSIGN_OR_RETURN(OpGraph g, ImportGraphFromContents(path, text, o, "hf"));
+    if (p == Precision::kFp32) return g;
+    Result<OpGraph> cast = ApplyPrecision(g, p);
+    if (!cast.ok()) return cast.status().WithPrefix(path);
+    return cast;
   };
   DecodeOptions o;
   o.batch = m.batch;
@@ -216,13 +236,13 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
   Result<DecodePrediction> r = PredictDecode(build, **perf, **gpu, o);
   if (!r.ok()) return ReportError(r.status());
   Result<OpGraph> named = build(1, 1, 0);  // for the model's name
-  PrintNote(note);
+  PrintNotes(notes);
   if (m.json) {
-    nlohmann::json j = ToJson(m, g, t, **gpu, **perf, *r);
-    if (!note.empty()) j["notes"].push_back(note);
+    nlohmann::json j = ToJson(m, g, t, **gpu, **perf, p, *r);
+    if (!notes.empty()) j["notes"] = notes;
     PrintJson(j);
   } else {
-    PrintText(named.ok() ? *named : OpGraph(), m, g, t, **gpu, **perf, *r);
+    PrintText(named.ok() ? *named : OpGraph(), m, g, t, **gpu, **perf, p, *r);
   }
   return 0;
 }
