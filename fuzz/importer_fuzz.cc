@@ -21,5 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)t;
     (void)frugal::EstimateMemory(*g);
   }
+  if (format == "hf") {
+    // One step of cached generation over the same config.
+    options.seq_len = 1;
+    options.kv_cache_len = 8;
+    auto step = frugal::ImportGraphFromContents(path, contents, options, format);
+    if (step.ok()) (void)frugal::EstimateMemory(frugal::InferenceGraph(*step));
+  }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "gpu_note.h"
 #include "model_args.h"
 #include "plan_args.h"
+#include "predict_generate.h"
 #include "verbs.h"
 
 namespace frugal::cli {
@@ -26,6 +27,7 @@ struct PredictArgs {
   int instances = 1;
   int top = 10;
   PlanFlags plan;
+  GenerateArgs gen;  // --prompt / --generate: LLM generation (predict_generate.h)
 };
 
 nlohmann::json MemoryJson(const GpuMemory& m) {
@@ -197,6 +199,9 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu,
 }
 
 int RunPredict(const PredictArgs& a) {
+  if (a.gen.Requested()) {
+    return RunPredictGenerate(a.model, a.gen, {a.gpu, a.instance, a.gpus, a.instances, a.plan});
+  }
   if (a.gpu.empty() && a.instance.empty()) {
     return ReportUsage("give --gpu NAME or --instance TYPE");
   }
@@ -304,6 +309,12 @@ void SetupPredict(CLI::App& sub, int* exit_code) {
       ->capture_default_str()
       ->check(IntIn(0, 1000000));
   AddPlanFlags(&sub, &a->plan);
+  sub.add_option("--prompt", a->gen.prompt,
+                 "LLM generation (with --infer and --generate): prompt tokens per sequence")
+      ->check(IntIn(1, int64_t{1} << 24));
+  sub.add_option("--generate", a->gen.generate,
+                 "Tokens generated per sequence after the prompt (with --prompt)")
+      ->check(IntIn(1, int64_t{1} << 24));
   sub.callback([a, exit_code] { *exit_code = RunPredict(*a); });
 }
 

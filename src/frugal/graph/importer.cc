@@ -1,5 +1,7 @@
 #include "frugal/graph/importer.h"
 
+#include <string_view>
+
 #include "frugal/base/enum_names.h"
 #include "frugal/base/file_io.h"
 #include "frugal/graph/importers/importers.h"
@@ -62,6 +64,11 @@ Result<OpGraph> ImportGraphFromContents(const std::string& path,
       return NotFound("unknown graph format '" + format + "' (expected " +
                       RowNames(Importers()) + ")");
     }
+  }
+  if (options.kv_cache_len < 0) return InvalidArgument(path + ": KV cache length must be >= 0");
+  if (options.kv_cache_len > 0 && std::string_view(row->name) != "hf") {
+    return InvalidArgument(path + ": a KV cache (cached generation) is built for HF decoder "
+                           "configs only, not " + row->name + " graphs");
   }
   Result<OpGraph> g = row->factory.import(path, contents, options);
   if (!g.ok()) return g;

@@ -44,6 +44,16 @@ struct ImportOptions {
   // from `--dim NAME=VALUE`. The batch dim takes `batch` above; a name here
   // that the model does not have is an error. REQUIRES: values > 0.
   std::map<std::string, int64_t> dims;
+  // HF decoder-only configs: tokens already in the KV cache. 0 = no cache
+  // (the whole sequence is processed, as in training or prefill). L > 0
+  // builds one step of cached generation as transformers' DynamicCache runs
+  // it: the `seq_len` new tokens' keys and values are appended to the
+  // cache (torch.cat of a [B, kv_heads, L, d] cache tensor, role kBuffer,
+  // with the new rows: an op reading L + S rows and writing them), and
+  // attention, masks and softmax span L + S keys; positions start at L.
+  // Encoder-only and encoder-decoder configs refuse L > 0; other formats
+  // too. REQUIRES: >= 0.
+  int64_t kv_cache_len = 0;
 };
 
 struct Importer {

@@ -223,6 +223,17 @@ TensorInfo GraphBuilder::ProjectHeads(const std::string& proj,
   return SplitHeads(name, Linear(proj, x, heads * head_dim, bias), heads);
 }
 
+TensorInfo GraphBuilder::CacheAppend(const std::string& name, const TensorInfo& x) {
+  if (past() == 0) return x;
+  const Shape& s = x.shape;
+  TensorInfo cache = Tensor(name + ".past", {s[0], s[1], past(), s[3]}, x.dtype,
+                            TensorRole::kBuffer);
+  Attributes a = Axis(2);
+  a.ints["kv_cache"] = {1};
+  return Add(name, OpKind::kConcat, "cat", {cache, x}, {s[0], s[1], past() + s[2], s[3]}, a,
+             x.dtype);
+}
+
 TensorInfo GraphBuilder::MergeHeads(const std::string& prefix,
                                     const TensorInfo& ctx) {
   int64_t b = ctx.shape[0], h = ctx.shape[1], s = ctx.shape[2],

@@ -58,6 +58,9 @@ class GraphBuilder {
 
   int64_t batch() const { return dims_.batch; }
   int64_t seq() const { return dims_.seq; }
+  // Tokens already in the KV cache, and the keys attention spans.
+  int64_t past() const { return dims_.past; }
+  int64_t keys() const { return dims_.seq + dims_.past; }
 
   // A tensor fed to the model (token ids): read by ops, produced by none.
   TensorInfo Input(const std::string& name, Shape shape, DType dtype);
@@ -115,6 +118,14 @@ class GraphBuilder {
   TensorInfo ProjectHeads(const std::string& proj, const std::string& name,
                           const TensorInfo& x, int64_t heads, int64_t head_dim,
                           bool bias);
+
+  // DynamicCache.update for keys or values `x` [B, kv_heads, S, d]: with
+  // past() > 0, torch.cat of the cache tensor `name`.past [B, kv_heads, L,
+  // d] (role kBuffer: persistent state, counted once in memory, no edge)
+  // and x along the sequence, giving [B, kv_heads, L + S, d]; the op is
+  // marked attrs "kv_cache" = 1 so planners find the cache. With no past,
+  // x itself (the cache then just keeps a reference).
+  TensorInfo CacheAppend(const std::string& name, const TensorInfo& x);
 
   // [B, heads, S, d] -> transpose(1, 2).contiguous() (a copy) -> view.
   TensorInfo MergeHeads(const std::string& prefix, const TensorInfo& ctx);

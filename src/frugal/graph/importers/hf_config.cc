@@ -35,19 +35,29 @@ struct Architecture {
   const char*
       class_prefix;  // of the "architectures" entry, when model_type is absent
   Result<OpGraph> (*build)(const ConfigReader&, const ImportOptions&);
+  // Why a KV cache (ImportOptions::kv_cache_len > 0) cannot apply; null for
+  // the decoder-only models, which support it.
+  const char* no_kv_cache;
 };
 
+constexpr const char* kEncoderOnly =
+    "an encoder-only model: it attends both ways and generates no tokens, so it has no KV "
+    "cache";
+constexpr const char* kEncoderDecoder =
+    "an encoder-decoder model: cached generation is built for decoder-only models (gpt2, "
+    "opt, llama, mistral, qwen2, mixtral)";
+
 constexpr Architecture kArchitectures[] = {
-    {"gpt2", "GPT2", &hf::BuildGpt2},
-    {"bert", "Bert", &hf::BuildBert},
-    {"opt", "OPT", &hf::BuildOpt},
-    {"llama", "Llama", &hf::BuildLlama},
-    {"mistral", "Mistral", &hf::BuildMistral},
-    {"qwen2", "Qwen2", &hf::BuildQwen2},
-    {"mixtral", "Mixtral", &hf::BuildMixtral},
-    {"switch_transformers", "SwitchTransformers", &hf::BuildSwitch},
-    {"t5", "T5", &hf::BuildT5},
-    {"vit", "ViT", &hf::BuildVit},
+    {"gpt2", "GPT2", &hf::BuildGpt2, nullptr},
+    {"bert", "Bert", &hf::BuildBert, kEncoderOnly},
+    {"opt", "OPT", &hf::BuildOpt, nullptr},
+    {"llama", "Llama", &hf::BuildLlama, nullptr},
+    {"mistral", "Mistral", &hf::BuildMistral, nullptr},
+    {"qwen2", "Qwen2", &hf::BuildQwen2, nullptr},
+    {"mixtral", "Mixtral", &hf::BuildMixtral, nullptr},
+    {"switch_transformers", "SwitchTransformers", &hf::BuildSwitch, kEncoderDecoder},
+    {"t5", "T5", &hf::BuildT5, kEncoderDecoder},
+    {"vit", "ViT", &hf::BuildVit, kEncoderOnly},
 };
 
 std::string SupportedTypes() {
@@ -126,7 +136,11 @@ Result<OpGraph> ImportHfConfig(const std::string& path,
   ImportOptions o = options;
   FRUGAL_ASSIGN_OR_RETURN(o.head, ResolveHead(c, doc, options.head));
   for (const auto& a : kArchitectures) {
-    if (type == a.model_type) return a.build(c, o);
+    if (type != a.model_type) continue;
+    if (o.kv_cache_len > 0 && a.no_kv_cache != nullptr) {
+      return InvalidArgument(path + ": model_type '" + type + "' is " + a.no_kv_cache);
+    }
+    return a.build(c, o);
   }
   return Unimplemented(path + ": model_type '" + type +
                        "' not supported (supported: " + SupportedTypes() + ")");

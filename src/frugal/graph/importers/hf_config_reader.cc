@@ -52,6 +52,15 @@ Result<Dims> Resolve(const ConfigReader& c, const ImportOptions& o,
     return c.Error("sequence length " + std::to_string(o.seq_len) +
                    " is out of range [1, " + std::to_string(kMaxDim) + "]");
   }
+  d.past = o.kv_cache_len;
+  if (d.past < 0 || d.past > kMaxDim) {
+    return c.Error("KV cache length " + std::to_string(o.kv_cache_len) +
+                   " is out of range [0, " + std::to_string(kMaxDim) + "]");
+  }
+  if (max_positions > 0 && d.past > 0 && d.seq + d.past > max_positions) {
+    return c.Error(std::to_string(d.past) + " cached + " + std::to_string(d.seq) +
+                   " new tokens exceed " + field + " (" + std::to_string(max_positions) + ")");
+  }
   return d;
 }
 

@@ -88,11 +88,13 @@ Result<CoreDims> ReadCoreDims(const ConfigReader& c, const char* ffn_key,
 struct Dims {
   int64_t batch = 1;
   int64_t seq = 1;
+  int64_t past = 0;  // tokens already in the KV cache (ImportOptions::kv_cache_len)
 };
 
 // Batch 0 means 1; sequence length 0 means the model's maximum
 // `max_positions` (the value of config field `field`), capped at 1024 so
-// that a default import stays cheap.
+// that a default import stays cheap. The sequence plus the KV cache must fit
+// in `max_positions`.
 Result<Dims> ResolveDims(const ConfigReader& c, const ImportOptions& o,
                          int64_t max_positions, const char* field);
 

@@ -41,8 +41,10 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
                   Param("wpe.weight", {positions, h}));
   x = b.Binary("embed_add", OpKind::kAdd, "add", x, pos);
   x = b.Dropout("drop", x, embd_p);
-  // GPT-2 masks with torch.where on its causal "bias" buffer.
-  TensorInfo causal = Constant("causal_mask", {1, 1, seq, seq}, DType::kBool);
+  // GPT-2 masks with torch.where on its causal "bias" buffer; with a KV
+  // cache the rows are the new tokens' and the columns every key's
+  // (position ids, and so the wpe rows, start at the cache length).
+  TensorInfo causal = Constant("causal_mask", {1, 1, seq, b.keys()}, DType::kBool);
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "h." + Num(l) + ".";
     TensorInfo a = b.LayerNorm(p + "ln_1", x);
@@ -61,8 +63,10 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
                            DType::kFloat32, TensorRole::kActivation)},
                    split);
     TensorInfo q = b.SplitHeads(p + "attn.query_heads", parts[0], heads);
-    TensorInfo k = b.SplitHeads(p + "attn.key_heads", parts[1], heads);
-    TensorInfo v = b.SplitHeads(p + "attn.value_heads", parts[2], heads);
+    TensorInfo k = b.CacheAppend(p + "attn.key_cache",
+                                 b.SplitHeads(p + "attn.key_heads", parts[1], heads));
+    TensorInfo v = b.CacheAppend(p + "attn.value_cache",
+                                 b.SplitHeads(p + "attn.value_heads", parts[2], heads));
     std::vector<ScoreOp> steps;
     if (scale)
       steps.push_back({"scale", OpKind::kDiv, "div", Scalar(p + "attn.scale")});
@@ -120,14 +124,15 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
 
   TensorInfo embed = Param("embed_tokens.weight", {vocab, proj});
   TensorInfo x = b.Embedding("embed_tokens", b.TokenIds("input_ids"), embed);
-  // Positions come from cumsum(attention_mask); the table has 2 extra rows
-  // because fairseq offsets position ids by the padding index.
+  // Positions come from cumsum(attention_mask) (the last S of them with a
+  // KV cache); the table has 2 extra rows because fairseq offsets position
+  // ids by the padding index.
   TensorInfo pos = b.Embedding(
       "embed_positions", Constant("position_ids", {batch, seq}, DType::kInt64),
       Param("embed_positions.weight", {positions + 2, h}));
   if (proj != h) x = b.Linear("project_in", x, h, false);
   x = b.Binary("embed_add", OpKind::kAdd, "add", x, pos);
-  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, seq});
+  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, b.keys()});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "layers." + Num(l) + ".";
     const std::string sa = p + "self_attn";
@@ -138,10 +143,10 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
         b.Binary(sa + ".q_scale", OpKind::kMul, "mul",
                  b.Linear(sa + ".q_proj", a, h, bias), Scalar(sa + ".scaling"));
     q = b.SplitHeads(sa + ".q_heads", q, heads);
-    TensorInfo k =
-        b.ProjectHeads(sa + ".k_proj", sa + ".k_heads", a, heads, d, bias);
-    TensorInfo v =
-        b.ProjectHeads(sa + ".v_proj", sa + ".v_heads", a, heads, d, bias);
+    TensorInfo k = b.CacheAppend(
+        sa + ".key_cache", b.ProjectHeads(sa + ".k_proj", sa + ".k_heads", a, heads, d, bias));
+    TensorInfo v = b.CacheAppend(
+        sa + ".value_cache", b.ProjectHeads(sa + ".v_proj", sa + ".v_heads", a, heads, d, bias));
     TensorInfo ctx =
         b.Attend(sa, q, k, v, {{"mask", OpKind::kAdd, "add", causal}}, attn_p);
     TensorInfo out = b.Linear(sa + ".out_proj", b.MergeHeads(sa, ctx), h, bias);

@@ -158,10 +158,12 @@ Result<OpGraph> BuildLlamaStyle(const ConfigReader& c, const ImportOptions& o,
   TensorInfo embed = Param("embed_tokens.weight", {vocab, h});
   TensorInfo x = b.Embedding("embed_tokens", b.TokenIds("input_ids"), embed);
   // cos / sin depend only on positions (cached buffers in transformers 4.31,
-  // the version these configs were written with).
+  // the version these configs were written with); with a KV cache the new
+  // tokens' positions start at its length, and the mask spans every key.
+  const int64_t keys = b.keys();
   TensorInfo cos = Constant("rotary_cos", {1, 1, seq, d});
   TensorInfo sin = Constant("rotary_sin", {1, 1, seq, d});
-  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, seq});
+  TensorInfo causal = Constant("causal_mask", {batch, 1, seq, keys});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string p = "layers." + Num(l) + ".";
     const std::string sa = p + "self_attn";
@@ -174,11 +176,14 @@ Result<OpGraph> BuildLlamaStyle(const ConfigReader& c, const ImportOptions& o,
                                   d, attn_bias);
     q = Rotary(b, sa + ".q_rotary", q, cos, sin);
     k = Rotary(b, sa + ".k_rotary", k, cos, sin);
+    // The cache holds the rotated keys, kv_heads wide (before repeat_kv).
+    k = b.CacheAppend(sa + ".key_cache", k);
+    v = b.CacheAppend(sa + ".value_cache", v);
     if (kv_heads != heads) {
       k = RepeatKv(b, sa + ".k_repeat", k, heads / kv_heads);
       v = RepeatKv(b, sa + ".v_repeat", v, heads / kv_heads);
     }
-    const bool windowed = s.window > 0 && s.window < seq && l >= s.window_from;
+    const bool windowed = s.window > 0 && s.window < keys && l >= s.window_from;
     TensorInfo ctx = windowed
                          ? WindowedAttend(b, sa, q, k, v, s.window, attn_p)
                          : b.ScaledAttend(sa, q, k, v, causal, attn_p);
