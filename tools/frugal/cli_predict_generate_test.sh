@@ -77,8 +77,29 @@ expect_error 1 "encoder-decoder" \
 expect_error 1 "--prompt applies to HF decoder configs" \
   predict models/resnet50.onnx --infer --prompt 16 --generate 4 --batch 1 $G $P
 expect_error 1 "--gpus 2" predict $M --infer --prompt 5 --generate 5 --batch 1 $G --gpus 2 $P
-expect_error 1 "--tp applies to training plans" \
-  predict $M --infer --prompt 5 --generate 5 --batch 1 $G --tp 2 $P
+expect_error 1 "--pp applies to training plans" \
+  predict $M --infer --prompt 5 --generate 5 --batch 1 $G --pp 2 $P
+# Tensor-parallel generation: Llama-2-70B in fp16 fits only split 8 ways.
+L70=models/hf/llama2_70b.json
+"$FRUGAL" predict $L70 --infer --prompt 128 --generate 8 --batch 1 $G --precision fp16 $P \
+  --json >"$TMP/t1.json" || fail "70B on one GPU"
+"$FRUGAL" predict $L70 --infer --prompt 128 --generate 8 --batch 1 --instance p4de.24xlarge \
+  --precision fp16 --tp 8 $P --json >"$TMP/t8.json" || fail "70B --tp 8"
+python3 - "$TMP" <<'PY' || fail "tensor-parallel generation"
+import json, sys
+one = json.load(open(f"{sys.argv[1]}/t1.json")); eight = json.load(open(f"{sys.argv[1]}/t8.json"))
+assert not one["fits"] and eight["fits"], (one["memory_bytes"], eight["memory_bytes"])
+assert eight["gpus"] == 8 and eight["tp"] == 8
+# Weights and the KV cache (8 K/V heads over 8 GPUs) are split 8 ways.
+assert abs(eight["weights_bytes"] * 8 / one["weights_bytes"] - 1) < 0.02
+assert eight["kv_cache_bytes"] * 8 == one["kv_cache_bytes"]
+assert eight["decode_mean_ms"] < one["decode_mean_ms"]
+PY
+expect_error 1 "--top lists a step's slowest ops" \
+  predict $M --infer --prompt 5 --generate 5 --batch 1 $G --top 3 $P
+expect_error 1 "--tp 3" predict $L70 --infer --prompt 5 --generate 5 --batch 1 $G --tp 3 $P
+expect_error 1 "--tp 16: tensor parallelism needs its GPUs in one instance; p4de.24xlarge has 8" \
+  predict $L70 --infer --prompt 5 --generate 5 --batch 1 --instance p4de.24xlarge --tp 16 $P
 expect_error 1 "--head seq-cls" \
   predict $M --infer --prompt 5 --generate 5 --batch 1 $G --head seq-cls $P
 cat >"$TMP/cls.json" <<'JSON'

@@ -26,6 +26,7 @@ struct PredictArgs {
   int gpus = 0;  // 0: one, or all GPUs of the instances
   int instances = 1;
   int top = 10;
+  bool top_given = false;
   PlanFlags plan;
   GenerateArgs gen;  // --prompt / --generate: LLM generation (predict_generate.h)
 };
@@ -200,6 +201,10 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu,
 
 int RunPredict(const PredictArgs& a) {
   if (a.gen.Requested()) {
+    if (a.top_given) {
+      return ReportError(InvalidArgument(
+          "--top lists a step's slowest ops; generation (--prompt) reports phases, not ops"));
+    }
     return RunPredictGenerate(a.model, a.gen, {a.gpu, a.instance, a.gpus, a.instances, a.plan});
   }
   if (a.gpu.empty() && a.instance.empty()) {
@@ -305,9 +310,9 @@ void SetupPredict(CLI::App& sub, int* exit_code) {
   sub.add_option("--gpus", a->gpus, "GPUs in all, TP x PP x DP (default: 1, or all GPUs "
                                     "of the instances)")
       ->check(IntIn(1, 65536));
-  sub.add_option("--top", a->top, "Slowest ops to list")
-      ->capture_default_str()
-      ->check(IntIn(0, 1000000));
+  CLI::Option* top = sub.add_option("--top", a->top, "Slowest ops to list")
+                         ->capture_default_str()
+                         ->check(IntIn(0, 1000000));
   AddPlanFlags(&sub, &a->plan);
   sub.add_option("--prompt", a->gen.prompt,
                  "LLM generation (with --infer and --generate): prompt tokens per sequence")
@@ -315,7 +320,10 @@ void SetupPredict(CLI::App& sub, int* exit_code) {
   sub.add_option("--generate", a->gen.generate,
                  "Tokens generated per sequence after the prompt (with --prompt)")
       ->check(IntIn(1, int64_t{1} << 24));
-  sub.callback([a, exit_code] { *exit_code = RunPredict(*a); });
+  sub.callback([a, exit_code, top] {
+    a->top_given = top->count() > 0;
+    *exit_code = RunPredict(*a);
+  });
 }
 
 }  // namespace frugal::cli

@@ -11,6 +11,8 @@
 #include "frugal/graph/importer.h"
 #include "frugal/plan/decode.h"
 #include "frugal/plan/precision.h"
+#include "frugal/plan/tensor_parallel.h"
+#include "frugal/perf/iteration.h"
 #include "gpu_note.h"
 
 namespace frugal::cli {
@@ -40,8 +42,7 @@ Status CheckFlags(const ModelArgs& m, const GenerateArgs& g, const GenerateTarge
   }
   if (!m.dims.empty()) return InvalidArgument("--dim applies to ONNX models, not to --prompt");
   const PlanFlags& f = t.plan;
-  const char* plan_flag = f.tp != 1             ? "--tp"
-                          : f.pp != 1           ? "--pp"
+  const char* plan_flag = f.pp != 1             ? "--pp"
                           : f.dp > 1            ? "--dp"
                           : f.microbatches != 1 ? "--microbatches"
                           : f.grad_accum != 1   ? "--grad-accum"
@@ -54,10 +55,11 @@ Status CheckFlags(const ModelArgs& m, const GenerateArgs& g, const GenerateTarge
                            " applies to training plans; generation (--prompt) is priced on one "
                            "GPU");
   }
-  if (t.gpus > 1 || t.instances > 1) {
+  if ((t.gpus > 0 && t.gpus != f.tp) || t.instances > 1) {
     return InvalidArgument(fmt::format(
-        "--{} {}: generation is priced on one GPU (tensor-parallel decode is not modelled)",
-        t.gpus > 1 ? "gpus" : "instances", t.gpus > 1 ? t.gpus : t.instances));
+        "--{} {}: generation runs on one tensor-parallel group of --tp {} GPU(s) in one "
+        "instance",
+        t.instances > 1 ? "instances" : "gpus", t.instances > 1 ? t.instances : t.gpus, f.tp));
   }
   return Status::Ok();
 }
@@ -72,7 +74,8 @@ nlohmann::json ToJson(const ModelArgs& m, const GenerateArgs& g, const GenerateT
   return {{"model", m.model},
           {"gpu", gpu.name},
           {"instance", t.instance},
-          {"gpus", 1},
+          {"gpus", t.plan.tp},
+          {"tp", t.plan.tp},
           {"format", "hf"},
           {"mode", "generation"},
           {"perf_model", perf.name()},
@@ -109,8 +112,10 @@ void PrintText(const OpGraph& name_graph, const ModelArgs& m, const GenerateArgs
                Precision precision, const DecodePrediction& r) {
   std::string s = fmt::format(
       "{} on {}{}, batch {}, prompt {} + {} generated tokens, {}, generation ({} model)\n",
-      name_graph.name, gpu.name, t.instance.empty() ? "" : " (one GPU of " + t.instance + ")",
-      m.batch, g.prompt, g.generate, PrecisionName(precision), perf.name());
+      name_graph.name,
+      t.plan.tp > 1 ? fmt::format("{} x {} (tensor parallel; memory per GPU)", t.plan.tp, gpu.name)
+                    : gpu.name,
+      t.instance.empty() ? "" : fmt::format(" (of {})", t.instance), m.batch, g.prompt, g.generate, PrecisionName(precision), perf.name());
   auto line = [&](const char* k, const std::string& v) {
     s += fmt::format("  {:<18} {}\n", k, v);
   };
@@ -199,26 +204,39 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
     return ReportError(st);
   }
   if (!prec_note.empty()) notes.push_back(prec_note);
-  // Step graphs from the importer at that precision. TODO(tensor
-  // parallelism): shard the step graphs (their cache on the KV heads).
+  const int tp = t.plan.tp;
+  if (inst != nullptr && tp > inst->gpu_count) {
+    return ReportError(InvalidArgument(fmt::format(
+        "--tp {}: tensor parallelism needs its GPUs in one instance; {} has {}", tp, inst->name,
+        inst->gpu_count)));
+  }
+  // Step graphs from the importer at that precision, split over the TP
+  // group (the KV cache on its heads).
   const std::string path = m.model;
   const std::string text = *contents;
   const ModelHead h = *head;
   const Precision p = *prec;
-  DecodeGraphFn build = [path, text, h, p](int64_t batch, int64_t seq,
-                                           int64_t past) -> Result<OpGraph> {
+  DecodeGraphFn build = [path, text, h, p, tp](int64_t batch, int64_t seq,
+                                               int64_t past) -> Result<OpGraph> {
     ImportOptions o;
     o.batch = batch;
     o.seq_len = seq;
     o.kv_cache_len = past;
     o.head = h;
     FRUGAL_ASSIGN_OR_RETURN(OpGraph g, ImportGraphFromContents(path, text, o, "hf"));
-    if (p == Precision::kFp32) return g;
-    Result<OpGraph> cast = ApplyPrecision(g, p);
-    if (!cast.ok()) return cast.status().WithPrefix(path);
-    return cast;
+    if (p != Precision::kFp32) {
+      Result<OpGraph> cast = ApplyPrecision(g, p);
+      if (!cast.ok()) return cast.status().WithPrefix(path);
+      g = std::move(cast).value();
+    }
+    if (tp == 1) return g;
+    Result<TensorParallelGraph> split = ShardTensorParallel(g, tp);
+    if (!split.ok()) return split.status().WithPrefix(fmt::format("{}: --tp {}", path, tp));
+    return std::move(split->graph);
   };
   DecodeOptions o;
+  o.tp = tp;
+  o.tp_links = LinksFor(**gpu, inst, 1);
   o.batch = m.batch;
   o.prompt_len = g.prompt;
   o.generate_len = g.generate;

@@ -291,7 +291,7 @@ void LatencyFloors::Fit(const std::vector<TrainRow>& rows) {
   for (const auto& [op, v] : per_op) default_[op] = Median(v);
 }
 
-double LatencyFloors::For(PerfOp op, const std::string& gpu) const {
+double LatencyFloors::Own(PerfOp op, const std::string& gpu) const {
   auto it = by_gpu_.find(op);
   if (it != by_gpu_.end()) {
     auto g = it->second.find(gpu);
@@ -299,6 +299,12 @@ double LatencyFloors::For(PerfOp op, const std::string& gpu) const {
   }
   auto d = default_.find(op);
   return d == default_.end() ? kLaunchOverheadMs : d->second;
+}
+
+double LatencyFloors::For(PerfOp op, const std::string& gpu) const {
+  const double own = Own(op, gpu);
+  if (!IsScalarOperandPerfOp(op) || !Has(BinaryFormOf(op))) return own;
+  return std::min(own, Own(BinaryFormOf(op), gpu));
 }
 
 nlohmann::json LatencyFloors::ToJson() const {

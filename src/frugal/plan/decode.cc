@@ -1,5 +1,7 @@
 #include "frugal/plan/decode.h"
 
+#include "frugal/plan/tensor_parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -84,13 +86,19 @@ struct StepCost {
 };
 
 Result<StepCost> PriceGraph(const OpTimeModel& model, const OpGraph& g, const GpuSpec& gpu,
-                            bool fused) {
+                            const DecodeOptions& o) {
   FRUGAL_ASSIGN_OR_RETURN(std::vector<OpTimePrediction> ops,
-                          PredictOps(model, InferenceGraph(g), gpu, fused));
+                          PredictOps(model, InferenceGraph(g), gpu, o.fused));
   StepCost c;
   for (const OpTimePrediction& t : ops) {
     c.ms += t.time_ms;
     c.fallback += t.fallback ? 1 : 0;
+  }
+  if (o.tp > 1) {
+    for (const Op& op : g.ops) {
+      auto it = op.attrs.floats.find(kTpAllReduceBytesAttr);
+      if (it != op.attrs.floats.end()) c.ms += RingAllReduceMs(it->second, o.tp, o.tp_links);
+    }
   }
   return c;
 }
@@ -178,14 +186,14 @@ Result<DecodePrediction> PredictDecode(const DecodeGraphFn& build, const OpTimeM
   FRUGAL_ASSIGN_OR_RETURN(Memory mem, MemoryOf(graphs, b, p, g));
 
   DecodePrediction r;
-  FRUGAL_ASSIGN_OR_RETURN(StepCost pre, PriceGraph(model, graphs.prefill, gpu, o.fused));
+  FRUGAL_ASSIGN_OR_RETURN(StepCost pre, PriceGraph(model, graphs.prefill, gpu, o));
   r.prefill_ms = r.ttft_ms = pre.ms;
   r.fallback_ops = pre.fallback;
   r.decode_steps = g - 1;
   const int64_t first = p, last = p + std::max<int64_t>(g - 2, 0);
   for (int64_t len : SampleLengths(first, last, o.cache_samples)) {
     FRUGAL_ASSIGN_OR_RETURN(OpGraph step, build(b, 1, len));
-    FRUGAL_ASSIGN_OR_RETURN(StepCost c, PriceGraph(model, step, gpu, o.fused));
+    FRUGAL_ASSIGN_OR_RETURN(StepCost c, PriceGraph(model, step, gpu, o));
     if (r.samples.empty()) r.fallback_ops += c.fallback;
     r.samples.push_back({len, c.ms});
   }

@@ -1,4 +1,4 @@
-// Cost of LLM generation on one GPU: the prefill of a P-token prompt and G
+// Cost of LLM generation on one GPU (or a tensor-parallel group): the prefill of a P-token prompt and G
 // generated tokens decoded one at a time over a growing KV cache, priced op
 // by op (PredictOps) on graphs the caller builds for (batch, seq,
 // kv_cache_len): the CLI builds them with the HF importer
@@ -34,6 +34,7 @@
 #include "frugal/base/status.h"
 #include "frugal/graph/op_graph.h"
 #include "frugal/hw/catalog.h"
+#include "frugal/perf/iteration.h"
 #include "frugal/perf/op_time_model.h"
 
 namespace frugal {
@@ -52,6 +53,11 @@ struct DecodeOptions {
   int cache_samples = 9;     // decode steps priced exactly. REQUIRES: >= 2
   bool fused = false;        // price torch.compile-style fusion (PredictOps)
   double reserved_bytes = 1.0 * 1024 * 1024 * 1024;  // as IterationOptions
+  // Tensor parallelism over `tp` GPUs: the graphs are one GPU's
+  // (tensor_parallel.h) and each step adds its blocking all-reduces (ops
+  // marked kTpAllReduceBytesAttr) as rings over `tp_links`.
+  int tp = 1;
+  CommLinks tp_links;
   bool search_max_batch = true;
   int64_t max_batch_limit = int64_t{1} << 20;  // the search stops here
 };

@@ -266,7 +266,7 @@ class Sharder {
       weight->shape[k_dim] = op.inputs[first].shape.back();
       ++out_.row_parallel;
       MarkOutputs(op, -1);
-      out_.all_reduces.push_back({i, op.outputs[0].Bytes()});
+      Record(op, i);
       return Status::Ok();
     }
     if (first >= 0) {
@@ -302,6 +302,14 @@ class Sharder {
     return Status::Ok();
   }
 
+  // An all-reduce after `op`, listed and marked on the op (attrs
+  // kTpAllReduceBytesAttr) for consumers that get only the graph.
+  void Record(Op& op, int i) {
+    const int64_t bytes = op.outputs[0].Bytes();
+    out_.all_reduces.push_back({i, bytes});
+    op.attrs.floats[kTpAllReduceBytesAttr] = static_cast<double>(bytes);
+  }
+
   // Only a table looked up by ids fed to the model (tokens, not positions)
   // and large enough to split.
   Status ShardEmbedding(Op& op, int i) {
@@ -314,7 +322,7 @@ class Sharder {
         shapes_[t.name] = t.shape;
         ++out_.vocab_parallel;
         MarkOutputs(op, -1);
-        if (!op.outputs.empty()) out_.all_reduces.push_back({i, op.outputs[0].Bytes()});
+        if (!op.outputs.empty()) Record(op, i);
         return Status::Ok();
       }
     }

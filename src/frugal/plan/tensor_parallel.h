@@ -29,6 +29,9 @@
 
 namespace frugal {
 
+// The op attribute (attrs.floats) holding the bytes all-reduced after it.
+inline constexpr const char* kTpAllReduceBytesAttr = "tp_all_reduce_bytes";
+
 struct TensorParallelGraph {
   OpGraph graph;  // one GPU's forward graph: same ops and edges, split shapes
   struct AllReduce {
