@@ -32,6 +32,10 @@ demo: build
 	$(FRUGAL) predict models/hf/gpt2_large.json --instance p3.16xlarge --batch 1 --seq 1024 --top 0
 	@echo "== Ceer: cheapest cloud configuration to train ResNet-50 on ImageNet (90 epochs) in 24 h"
 	$(FRUGAL) advise models/resnet50.onnx --batch 64 --samples 1281167 --epochs 90 --deadline 24 --top 5
+	@echo "== Ceer: cheapest plan to pre-train Llama-2-7B on 2 T tokens (bf16; TP x PP x DP, ZeRO, checkpointing searched)"
+	$(FRUGAL) advise models/hf/llama2_7b.json --batch 1 --seq 4096 --tokens 2e12 --global-batch 1024 --precision amp-bf16 --providers aws --max-instances 32 --top 5
+	@echo "== Ceer: serving Llama-2-70B in fp16 on 8 A100s (tensor parallel): prefill, per-token decode, KV cache"
+	$(FRUGAL) predict models/hf/llama2_70b.json --instance p4de.24xlarge --tp 8 --infer --prompt 512 --generate 128 --batch 8 --precision fp16
 	@echo "== Pesto: GNMT training step (profiled) across 4 GPUs"
 	$(FRUGAL) place models/graphs/gnmt_training.json --gpus 4 --time-limit 10 --out $(BUILD)/demo/placement.json --trace $(BUILD)/demo/trace.json
 	@echo "== G-Share: FGD's fragmentation experiment on Alibaba's GPU-sharing trace (3 seeds)"
