@@ -55,13 +55,20 @@ Result<PlanPrediction> PriceWith(Priced& p, const ParallelPlan& plan, PlanOption
   return PricePlan(p.in, testing::CatalogGpu("A100-SXM4-80GB"), plan, o);
 }
 
+// What `predict` without a plan computes: DDP over `gpus` GPUs.
+Result<IterationPrediction> PredictsIteration(const Priced& p, int gpus) {
+  IterationOptions io;
+  io.gpus = gpus;
+  io.links = Options().links;
+  return IterationFromOpTimes(p.step, p.times, p.memory.total_bytes,
+                              testing::CatalogGpu("A100-SXM4-80GB"), io);
+}
+
 TEST(PricePlan, OneGpuIsPredictsIteration) {
   Priced p = Price(1);
   Result<PlanPrediction> r = PriceWith(p, {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  IterationOptions io;
-  Result<IterationPrediction> it = IterationFromOpTimes(
-      p.step, p.times, p.memory.total_bytes, testing::CatalogGpu("A100-SXM4-80GB"), io);
+  Result<IterationPrediction> it = PredictsIteration(p, 1);
   ASSERT_TRUE(it.ok());
   EXPECT_NEAR(r->step_ms, it->iteration_ms, 1e-9);
   EXPECT_EQ(r->memory.total(), p.memory.total_bytes);
@@ -76,11 +83,7 @@ TEST(PricePlan, DataParallelAllReducesAndMatchesPredictsBuckets) {
   plan.dp = 8;
   Result<PlanPrediction> r = PriceWith(p, plan);
   ASSERT_TRUE(r.ok());
-  IterationOptions io;
-  io.gpus = 8;
-  io.links = Options().links;
-  Result<IterationPrediction> it = IterationFromOpTimes(
-      p.step, p.times, 0, testing::CatalogGpu("A100-SXM4-80GB"), io);
+  Result<IterationPrediction> it = PredictsIteration(p, 8);
   ASSERT_TRUE(it.ok());
   EXPECT_NEAR(r->step_ms, it->iteration_ms, 1e-9);
   EXPECT_GT(r->dp_comm_total_ms, 0);
