@@ -164,7 +164,7 @@ void PrintText(const PredictArgs& a, const LoadedModel& m, const GpuSpec& gpu,
   line("memory per GPU",
        fmt::format("{} of {} ({})", HumanBytes(static_cast<double>(mem.total())),
                    HumanBytes(p.gpu_memory_bytes),
-                   p.fits ? "fits" : "does NOT fit: see `frugal place`"));
+                   p.fits ? "fits" : "does NOT fit: try --zero, --checkpointing, --tp / --pp, or `frugal place`"));
   line("", fmt::format("params {} + grads {} + optimizer {} + activations {} + workspace {}; "
                        "{} reserved for the CUDA context and allocator",
                        HumanBytes(static_cast<double>(mem.params)),
