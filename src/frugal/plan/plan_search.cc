@@ -1,8 +1,11 @@
 #include "frugal/plan/plan_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <set>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -32,6 +35,7 @@ class Search {
                   o_.instance_types.end());
     };
     for (const InstanceSpec& inst : catalog_.instances()) total += wanted(inst);
+    Prefetch(wanted);
     for (const InstanceSpec& inst : catalog_.instances()) {
       if (!wanted(inst)) continue;
       FRUGAL_RETURN_IF_ERROR(Instance(inst));
@@ -72,11 +76,13 @@ class Search {
     out_.advice.skipped[it->second].instances.push_back(inst.name);
   }
 
-  // The profile of one GPU's step at (precision, TP); null when it cannot be built.
-  const StepProfile* Profile(const GpuSpec& gpu, size_t prec, int tp) {
-    const auto key = std::make_tuple(gpu.name, prec, tp);
-    if (auto it = profiles_.find(key); it != profiles_.end()) return it->second.get();
-    std::unique_ptr<StepProfile> prof;
+  // The step at (precision, TP) and its blocks / op order; null step when
+  // it cannot be built (the reason goes to the notes).
+  struct StepShape {
+    BlockMap blocks;
+    std::vector<int> order;
+  };
+  std::pair<const CandidateStep*, const StepShape*> Step(size_t prec, int tp) {
     const auto skey = std::make_pair(prec, tp);
     auto sit = steps_.find(skey);
     if (sit == steps_.end()) {
@@ -87,40 +93,109 @@ class Search {
                                    s.status().message()));
       }
       sit = steps_.emplace(skey, s.ok() ? *s : nullptr).first;
-    }
-    if (sit->second != nullptr) {
-      const CandidateStep& c = *sit->second;
-      auto& shape = shapes_[skey];
-      if (shape.order.empty() && !c.step.ops.empty()) {
-        Result<BlockMap> b = MapBlocks(c.step);
-        Result<std::vector<int>> o = c.step.TopologicalOrder();
-        if (b.ok() && o.ok()) {
-          shape.blocks = std::move(b).value();
-          shape.order = std::move(o).value();
+      if (sit->second != nullptr) {
+        StepShape& shape = shapes_[skey];
+        Result<BlockMap> blocks = MapBlocks(sit->second->step);
+        Result<std::vector<int>> order = sit->second->step.TopologicalOrder();
+        if (blocks.ok() && order.ok()) {
+          shape.blocks = std::move(blocks).value();
+          shape.order = std::move(order).value();
         }
       }
-      Result<std::vector<OpTimePrediction>> t =
-          PredictOps(model_, c.step, gpu, o_.advise.fused);
-      if (t.ok()) {
-        PlanInputs in;
-        in.step = &c.step;
-        in.op_times = &*t;
-        in.memory = &c.memory;
-        in.tp_all_reduces = c.all_reduces;
-        in.micro_batch = c.micro_batch;
-        in.seq_len = c.seq_len;
-        in.model_forward_flops = c.model_forward_flops;
-        if (!shape.order.empty()) {
-          in.blocks = &shape.blocks;
-          in.order = &shape.order;
+    }
+    if (sit->second == nullptr) return {nullptr, nullptr};
+    return {sit->second.get(), &shapes_[skey]};
+  }
+
+  // One GPU's profile of a step; thread-safe (the model's Predict is).
+  struct Computed {
+    std::unique_ptr<StepProfile> profile;
+    std::string unpriceable;  // why the GPU cannot be timed
+  };
+  Computed Compute(const GpuSpec& gpu, const CandidateStep& c, const StepShape& shape) const {
+    Computed out;
+    Result<std::vector<OpTimePrediction>> t = PredictOps(model_, c.step, gpu, o_.advise.fused);
+    if (!t.ok()) {
+      out.unpriceable = gpu.name + " cannot be timed: " + t.status().message();
+      return out;
+    }
+    PlanInputs in;
+    in.step = &c.step;
+    in.op_times = &*t;
+    in.memory = &c.memory;
+    in.tp_all_reduces = c.all_reduces;
+    in.micro_batch = c.micro_batch;
+    in.seq_len = c.seq_len;
+    in.model_forward_flops = c.model_forward_flops;
+    if (!shape.order.empty()) {
+      in.blocks = &shape.blocks;
+      in.order = &shape.order;
+    }
+    Result<StepProfile> p = ProfileStep(in);
+    if (p.ok()) out.profile = std::make_unique<StepProfile>(std::move(p).value());
+    return out;
+  }
+
+  void Store(const GpuSpec& gpu, size_t prec, int tp, Computed c) {
+    if (!c.unpriceable.empty()) unpriceable_.emplace(gpu.name, c.unpriceable);
+    profiles_.emplace(std::make_tuple(gpu.name, prec, tp), std::move(c.profile));
+  }
+
+  // Every (GPU, precision, TP) profile the search will ask for, predicted
+  // on all threads; stored in a fixed order, so the result does not depend
+  // on the threads.
+  void Prefetch(const std::function<bool(const InstanceSpec&)>& wanted) {
+    struct Job {
+      const GpuSpec* gpu;
+      size_t prec;
+      int tp;
+      const CandidateStep* step;
+      const StepShape* shape;
+    };
+    std::vector<Job> jobs;
+    std::set<std::tuple<std::string, size_t, int>> seen;
+    for (const InstanceSpec& inst : catalog_.instances()) {
+      const GpuSpec* gpu = catalog_.FindGpu(inst.gpu);
+      if (!wanted(inst) || gpu == nullptr || !inst.price_usd_per_hour) continue;
+      for (size_t prec = 0; prec < o_.precisions.size(); ++prec) {
+        if (!o_.precisions[prec].peak_tflops(*gpu).ok()) continue;
+        for (int tp : o_.tp) {
+          if (tp > inst.gpu_count || !seen.emplace(gpu->name, prec, tp).second) continue;
+          auto [step, shape] = Step(prec, tp);
+          if (step != nullptr) jobs.push_back({gpu, prec, tp, step, shape});
         }
-        Result<StepProfile> p = ProfileStep(in);
-        if (p.ok()) prof = std::make_unique<StepProfile>(std::move(p).value());
-      } else {
-        unpriceable_.emplace(gpu.name, gpu.name + " cannot be timed: " + t.status().message());
       }
     }
-    return profiles_.emplace(key, std::move(prof)).first->second.get();
+    std::vector<Computed> done(jobs.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k = next++; k < jobs.size(); k = next++) {
+        done[k] = Compute(*jobs[k].gpu, *jobs[k].step, *jobs[k].shape);
+      }
+    };
+    const unsigned threads =
+        o_.threads > 0 ? static_cast<unsigned>(o_.threads)
+                       : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < jobs.size(); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      Store(*jobs[k].gpu, jobs[k].prec, jobs[k].tp, std::move(done[k]));
+    }
+  }
+
+  // The profile of one GPU's step at (precision, TP); null when it cannot be built.
+  const StepProfile* Profile(const GpuSpec& gpu, size_t prec, int tp) {
+    const auto key = std::make_tuple(gpu.name, prec, tp);
+    if (auto it = profiles_.find(key); it != profiles_.end()) return it->second.get();
+    auto [step, shape] = Step(prec, tp);
+    if (step == nullptr) {
+      profiles_.emplace(key, nullptr);
+      return nullptr;
+    }
+    Store(gpu, prec, tp, Compute(gpu, *step, *shape));
+    return profiles_.at(key).get();
   }
 
   Status Instance(const InstanceSpec& inst) {
@@ -251,10 +326,6 @@ class Search {
   double closest_need_ = 0, closest_gpu_gib_ = 0;
   std::map<std::pair<size_t, int>, std::shared_ptr<const CandidateStep>> steps_;
   // Per step: its blocks and op order, the same on every GPU.
-  struct StepShape {
-    BlockMap blocks;
-    std::vector<int> order;
-  };
   std::map<std::pair<size_t, int>, StepShape> shapes_;
   std::map<std::tuple<std::string, size_t, int>, std::unique_ptr<StepProfile>> profiles_;
   std::map<std::string, std::string> unpriceable_;

@@ -15,7 +15,8 @@
 // each split, ZeRO stages in order and, for each, the lightest
 // checkpointing that fits. Each (GPU, precision, TP) step is built and its
 // ops predicted once; a plan is then priced from the step profile.
-// Thread-compatible; the callbacks are called from the calling thread.
+// Thread-compatible. The callbacks are called from the calling thread; op
+// times are predicted on `threads` threads (the model must allow it).
 #ifndef FRUGAL_PLAN_PLAN_SEARCH_H_
 #define FRUGAL_PLAN_PLAN_SEARCH_H_
 
@@ -69,6 +70,7 @@ struct PlanSearchOptions {
   std::vector<int> zero = {0, 1, 2, 3};
   std::vector<Checkpointing> checkpointing = {Checkpointing::kNone, Checkpointing::kSelective,
                                               Checkpointing::kFull};
+  int threads = 0;  // predicting op times per GPU type; 0: every core
   // Called after each instance type with (done, total).
   std::function<void(size_t, size_t)> progress;
 };
