@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "frugal/base/file_io.h"
+#include "frugal/cache/request_trace.h"
 #include "frugal/cache/trace_reader.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/dataset.h"
@@ -38,6 +39,8 @@ void FuzzTrace(std::string_view data) {
   static const char* const kFormats[][2] = {{"csv", "csv"}, {"frugal", "frt"}, {"oracle", "bin"}};
   const auto& f = kFormats[static_cast<unsigned char>(data[0]) % 3];
   const std::string path = TempFile(data.substr(1), f[1]);
+  // The whole-trace loader too (oracleGeneral has its own fast path there).
+  (void)frugal::cache::LoadRequestTrace(path, f[0]);
   auto reader = frugal::cache::OpenTrace(path, f[0]);
   if (!reader.ok()) return;
   frugal::cache::TraceEvent ev;

@@ -1,6 +1,7 @@
 #include "frugal/cache/trace_reader.h"
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -168,6 +169,67 @@ TEST(TraceFormats, UnknownFormatAndMissingFileAreErrors) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(OpenTrace("testdata/cache/nope.csv").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(OpenTrace("testdata/cache/tiny.txt").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace frugal::cache
+
+namespace frugal::cache {
+namespace {
+
+// The oracleGeneral fast path of LoadRequestTrace(path) gives the same trace
+// as the streaming reader through the generic loader.
+void ExpectSameTrace(const std::string& path) {
+  Result<RequestTrace> fast = LoadRequestTrace(path);
+  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+  auto reader = OpenTrace(path, "oracle");
+  ASSERT_TRUE(reader.ok());
+  Result<RequestTrace> slow = LoadRequestTrace(**reader);
+  ASSERT_TRUE(slow.ok()) << slow.status().ToString();
+  EXPECT_EQ(fast->records, slow->records);
+  EXPECT_EQ(fast->reads, slow->reads);
+  EXPECT_EQ(fast->read_bytes, slow->read_bytes);
+  EXPECT_EQ(fast->footprint_bytes, slow->footprint_bytes);
+  ASSERT_EQ(fast->objects.size(), slow->objects.size());
+  EXPECT_EQ(fast->groups.size(), slow->groups.size());
+  ASSERT_EQ(fast->requests.size(), slow->requests.size());
+  for (size_t i = 0; i < fast->requests.size(); ++i) {
+    const Request& a = fast->requests[i];
+    const Request& b = slow->requests[i];
+    ASSERT_TRUE(a.time_us == b.time_us && a.bytes == b.bytes && a.obj_size == b.obj_size &&
+                a.next_read == b.next_read && a.obj == b.obj && a.group == b.group && a.kind == b.kind)
+        << "request " << i;
+  }
+  for (size_t i = 0; i < fast->objects.size(); ++i) {
+    ASSERT_EQ(fast->objects[i].first_time_us, slow->objects[i].first_time_us) << "object " << i;
+  }
+}
+
+TEST(OracleGeneralFastLoad, MatchesTheStreamingReader) {
+  ExpectSameTrace("testdata/cache/cloudphysics_head.oracleGeneral.bin");
+  const char* cp = FRUGAL_SHARED_DATA "/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin";
+  if (std::filesystem::exists(cp)) ExpectSameTrace(cp);
+}
+
+TEST(OracleGeneralFastLoad, RejectsTimeGoingBackwardsWithTheRecordNumber) {
+  const std::string path = TempPath("backwards.bin");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  for (uint32_t t : {5u, 7u, 6u}) {
+    unsigned char rec[24] = {};
+    std::memcpy(rec, &t, 4);
+    const uint64_t id = t;
+    std::memcpy(rec + 4, &id, 8);
+    const uint32_t size = 10;
+    std::memcpy(rec + 12, &size, 4);
+    std::fwrite(rec, 1, sizeof(rec), f);
+  }
+  std::fclose(f);
+  Result<RequestTrace> t = LoadRequestTrace(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("backwards.bin: record 3: time 6000000 us is before"), std::string::npos)
+      << t.status().ToString();
+  std::filesystem::remove(path);
 }
 
 }  // namespace

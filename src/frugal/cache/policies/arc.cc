@@ -5,6 +5,11 @@
 // reference: p moves by max(|B2|/|B1|, 1) bytes (a ratio of ghost sizes),
 // a ghost hit makes room with REPLACE only, and on a plain miss case A
 // tests |T1| + |B1| + incoming > c and trims B1 only when it is not empty.
+// Case IV's other branch follows Fig. 4 of the paper: when |T1| + |T2| +
+// |B1| + |B2| reaches 2c, ONE LRU ghost of B2 is deleted (an `if`), as in
+// libCacheSim's ARC.c. In bytes the sum may then stay above 2c for a while;
+// deleting B2 ghosts until it is below 2c (ArcGhostTrim::kUntilBelow, what
+// frugal did before) diverges from the paper on long looping traces.
 #include <algorithm>
 
 #include "frugal/cache/policies/dlist.h"
@@ -17,8 +22,8 @@ enum class Where : uint8_t { kNone, kT1, kT2, kB1, kB2 };
 
 class Arc : public CachePolicy {
  public:
-  explicit Arc(const PolicyOptions& o)
-      : CachePolicy(o), arena_(o.trace->objects.size()), where_(o.trace->objects.size(), Where::kNone),
+  Arc(const PolicyOptions& o, ArcGhostTrim trim)
+      : CachePolicy(o), trim_(trim), arena_(o.trace->objects.size()), where_(o.trace->objects.size(), Where::kNone),
         ghost_size_(o.trace->objects.size(), 0),
         t1_(&arena_), t2_(&arena_), b1_(&arena_), b2_(&arena_) {}
 
@@ -134,13 +139,20 @@ class Arc : public CachePolicy {
         DropResident(v);
       }
     } else {
-      while (t1_.bytes + b1_.bytes + t2_.bytes + b2_.bytes >= 2 * capacity_ && !b2_.empty()) {
-        DropGhost(b2_, b2_.tail());
+      if (trim_ == ArcGhostTrim::kPaper) {
+        if (t1_.bytes + b1_.bytes + t2_.bytes + b2_.bytes >= 2 * capacity_ && !b2_.empty()) {
+          DropGhost(b2_, b2_.tail());
+        }
+      } else {
+        while (t1_.bytes + b1_.bytes + t2_.bytes + b2_.bytes >= 2 * capacity_ && !b2_.empty()) {
+          DropGhost(b2_, b2_.tail());
+        }
       }
       Replace();
     }
   }
 
+  ArcGhostTrim trim_;
   ListArena arena_;
   std::vector<Where> where_;
   std::vector<int64_t> ghost_size_;
@@ -152,6 +164,12 @@ class Arc : public CachePolicy {
 
 }  // namespace
 
-std::unique_ptr<CachePolicy> NewArc(const PolicyOptions& o) { return std::make_unique<Arc>(o); }
+std::unique_ptr<CachePolicy> NewArc(const PolicyOptions& o) {
+  return std::make_unique<Arc>(o, ArcGhostTrim::kPaper);
+}
+
+std::unique_ptr<CachePolicy> NewArc(const PolicyOptions& o, ArcGhostTrim trim) {
+  return std::make_unique<Arc>(o, trim);
+}
 
 }  // namespace frugal::cache

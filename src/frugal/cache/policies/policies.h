@@ -13,6 +13,12 @@ std::unique_ptr<CachePolicy> NewFifo(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewLru(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewLfu(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewArc(const PolicyOptions& o);
+// How ARC's plain miss trims B2 once the four lists reach 2c bytes:
+// kPaper deletes one ghost (FAST'03 Fig. 4, libCacheSim; the registered
+// "arc"); kUntilBelow deletes until below 2c (frugal before; kept so the
+// regression test can show the two differ).
+enum class ArcGhostTrim : uint8_t { kPaper, kUntilBelow };
+std::unique_ptr<CachePolicy> NewArc(const PolicyOptions& o, ArcGhostTrim trim);
 std::unique_ptr<CachePolicy> NewS3Fifo(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewSieve(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewGdsf(const PolicyOptions& o);

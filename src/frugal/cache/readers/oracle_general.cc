@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "frugal/base/file_io.h"
+#include "frugal/cache/readers/oracle_general.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
 namespace {
 
-constexpr int64_t kRecordBytes = 24;
-constexpr int64_t kBufferRecords = 1 << 15;
+constexpr int64_t kRecordBytes = kOracleRecordBytes;
+constexpr int64_t kBufferRecords = 1 << 16;
 
 class OracleGeneralReader : public TraceReader {
  public:
@@ -66,7 +67,7 @@ class OracleGeneralReader : public TraceReader {
 
 }  // namespace
 
-Result<std::unique_ptr<TraceReader>> OpenOracleGeneralTrace(const std::string& path) {
+Result<std::FILE*> OpenOracleGeneralFile(const std::string& path, int64_t* records) {
   FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
@@ -78,8 +79,14 @@ Result<std::unique_ptr<TraceReader>> OpenOracleGeneralTrace(const std::string& p
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return InvalidArgument(path + ": cannot open");
-  return std::unique_ptr<TraceReader>(
-      new OracleGeneralReader(path, f, static_cast<int64_t>(bytes / kRecordBytes)));
+  *records = static_cast<int64_t>(bytes / kRecordBytes);
+  return f;
+}
+
+Result<std::unique_ptr<TraceReader>> OpenOracleGeneralTrace(const std::string& path) {
+  int64_t records = 0;
+  FRUGAL_ASSIGN_OR_RETURN(std::FILE* f, OpenOracleGeneralFile(path, &records));
+  return std::unique_ptr<TraceReader>(new OracleGeneralReader(path, f, records));
 }
 
 }  // namespace frugal::cache
