@@ -7,38 +7,16 @@
 #include <filesystem>
 #include <string>
 
+#include "frugal/cache/policies/arc_test_util.h"
 #include "frugal/cache/policies/policies.h"
 #include "frugal/cache/request_trace.h"
 
 namespace frugal::cache {
 namespace {
 
-struct Counts {
-  int64_t hits = 0;
-  int64_t hit_bytes = 0;
-};
+using testing::Counts;
+using testing::RunArc;
 
-Counts Replay(std::unique_ptr<CachePolicy> p, const RequestTrace& t, int loops) {
-  Counts c;
-  const int64_t n = static_cast<int64_t>(t.requests.size());
-  for (int l = 0; l < loops; ++l) {
-    for (int64_t i = 0; i < n; ++i) {
-      const Request& r = t.requests[i];
-      if (p->Access(r, l * n + i)) {
-        ++c.hits;
-        c.hit_bytes += r.bytes;
-      }
-    }
-  }
-  return c;
-}
-
-Counts RunArc(const RequestTrace& t, int64_t capacity, ArcGhostTrim trim, int loops) {
-  PolicyOptions o;
-  o.capacity_bytes = capacity;
-  o.trace = &t;
-  return Replay(NewArc(o, trim), t, loops);
-}
 
 // The case: cloudphysics replayed as a loop to >= 10 M requests
 // (90 passes), 10 % of the footprint: miss ratio 0.7743 with the paper's
