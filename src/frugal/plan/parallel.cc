@@ -344,8 +344,16 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
       StageCost& st = r.stages[s];
       double exposed = 0;
       if (plan.zero >= 3) {
+        // The first unit's all-gather has no compute before it to hide
+        // behind, and its reduce-scatter (its gradients come last) none
+        // after it: both are exposed in every micro-batch; the rest overlaps.
+        // A unit is at least a DDP bucket's worth (FSDP's wrap policies do
+        // not shard per tiny layer), so this tail is never below DDP's.
         const double gather = RingAllReduceMs(params[s], plan.dp, dp_links) / 2;
-        exposed = n * (std::max(0.0, gather - st.forward_ms) +
+        const double unit = std::max(pr.segments[first_seg[s]].params,
+                                     std::min(params[s], static_cast<double>(kDdpBucketBytes)));
+        const double edge = RingAllReduceMs(unit, plan.dp, dp_links);
+        exposed = n * (edge + std::max(0.0, gather - st.forward_ms) +
                        std::max(0.0, 2 * gather - st.backward_ms - st.recompute_ms));
         st.dp_comm_ms = n * 3 * gather;
       } else if (plan.pp == 1) {

@@ -22,7 +22,8 @@
 //    DP. Stages 1 and 2 move the all-reduce's bytes (reduce-scatter +
 //    all-gather); stage 3 (FSDP) all-gathers the parameters before each
 //    micro-batch's forward and backward and reduce-scatters the gradients
-//    after each backward, each overlapped with that pass.
+//    after each backward, each overlapped with that pass but for the first
+//    unit's gather and reduce-scatter, which nothing hides.
 //  - Checkpointing: full keeps only each block's input and recomputes the
 //    block's forward in backward; selective (Megatron) drops and recomputes
 //    the attention-score ops (outputs [.., S, S]).
