@@ -16,11 +16,6 @@ constexpr const char* kArchitectures[] = {"kepler", "maxwell", "pascal", "volta"
                                           "turing", "ampere",  "ada",    "hopper",
                                           "blackwell"};
 
-bool Wanted(const AdviseOptions& o, Provider p) {
-  return o.providers.empty() ||
-         std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end();
-}
-
 void MarkPareto(std::vector<ConfigResult>& configs) {
   for (ConfigResult& c : configs) {
     if (!c.fits || !c.cost_usd) continue;
@@ -115,17 +110,12 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
   Advice advice;
   std::map<std::string, std::vector<OpTimePrediction>> op_times;  // by GPU
   std::map<std::string, std::string> unpriceable;                 // GPU -> why
-  // (provider, family, reason) -> index into advice.skipped.
-  std::map<std::tuple<Provider, std::string, std::string>, size_t> skipped;
+  SkipList skipped;
   auto skip = [&](const InstanceSpec& inst, const std::string& reason) {
-    const std::string family = inst.family.empty() ? inst.name : inst.family;
-    auto [it, added] =
-        skipped.emplace(std::make_tuple(inst.provider, family, reason), advice.skipped.size());
-    if (added) advice.skipped.push_back({inst.provider, family, {}, reason});
-    advice.skipped[it->second].instances.push_back(inst.name);
+    skipped.Add(inst, reason);
   };
   for (const InstanceSpec& inst : catalog.instances()) {
-    if (!Wanted(options, inst.provider)) continue;
+    if (!ProviderWanted(options, inst.provider)) continue;
     const GpuSpec* gpu = catalog.FindGpu(inst.gpu);
     if (gpu == nullptr) {
       skip(inst, "GPU " + inst.gpu + " is not in the catalog");
@@ -176,19 +166,8 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
       advice.configs.push_back(std::move(c));
     }
   }
-  std::sort(advice.skipped.begin(), advice.skipped.end(),
-            [](const SkippedFamily& a, const SkippedFamily& b) {
-              return std::tie(a.provider, a.family, a.reason) <
-                     std::tie(b.provider, b.family, b.reason);
-            });
-  if (advice.configs.empty()) {
-    std::string why;
-    for (const SkippedFamily& f : advice.skipped) {
-      why += fmt::format("; {} {}: {}", ProviderName(f.provider), f.family, f.reason);
-    }
-    return FailedPrecondition("no catalog instance could be priced for the chosen providers" +
-                              why);
-  }
+  advice.skipped = std::move(skipped).Sorted();
+  if (advice.configs.empty()) return NothingPriced(advice.skipped);
   if (std::none_of(advice.configs.begin(), advice.configs.end(),
                    [](const ConfigResult& c) { return c.fits; })) {
     return FailedPrecondition(fmt::format(
@@ -198,6 +177,37 @@ Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
   }
   FinishAdvice(catalog, options, &advice);
   return advice;
+}
+
+bool ProviderWanted(const AdviseOptions& o, Provider p) {
+  return o.providers.empty() ||
+         std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end();
+}
+
+void SkipList::Add(const InstanceSpec& inst, const std::string& reason) {
+  const std::string family = inst.family.empty() ? inst.name : inst.family;
+  auto [it, added] =
+      index_.emplace(std::make_tuple(inst.provider, family, reason), families_.size());
+  if (added) families_.push_back({inst.provider, family, {}, reason});
+  families_[it->second].instances.push_back(inst.name);
+}
+
+std::vector<SkippedFamily> SkipList::Sorted() && {
+  std::sort(families_.begin(), families_.end(),
+            [](const SkippedFamily& a, const SkippedFamily& b) {
+              return std::tie(a.provider, a.family, a.reason) <
+                     std::tie(b.provider, b.family, b.reason);
+            });
+  return std::move(families_);
+}
+
+Status NothingPriced(const std::vector<SkippedFamily>& skipped) {
+  std::string why;
+  for (const SkippedFamily& f : skipped) {
+    why += fmt::format("; {} {}: {}", ProviderName(f.provider), f.family, f.reason);
+  }
+  return FailedPrecondition("no catalog instance could be priced for the chosen providers" +
+                            why);
 }
 
 Status CheckAdviseInputs(const JobSpec& job, const AdviseOptions& options) {

@@ -12,8 +12,10 @@
 #define FRUGAL_PERF_ADVISOR_H_
 
 #include <map>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frugal/base/status.h"
@@ -84,6 +86,25 @@ struct Advice {
 Result<Advice> Advise(const OpTimeModel& model, const OpGraph& step,
                       int64_t step_memory_bytes, const Catalog& catalog, const JobSpec& job,
                       const AdviseOptions& options);
+
+// Whether `options` asks for provider `p` (empty list: all).
+bool ProviderWanted(const AdviseOptions& options, Provider p);
+
+// Instances left out, grouped per (provider, family, reason) in the order
+// first met; Sorted() orders the groups by provider, family and reason.
+class SkipList {
+ public:
+  void Add(const InstanceSpec& inst, const std::string& reason);
+  std::vector<SkippedFamily> Sorted() &&;
+
+ private:
+  std::vector<SkippedFamily> families_;
+  std::map<std::tuple<Provider, std::string, std::string>, size_t> index_;
+};
+
+// FailedPrecondition "no catalog instance could be priced ...", listing
+// every skipped family and its reason.
+Status NothingPriced(const std::vector<SkippedFamily>& skipped);
 
 // Sorts `advice->configs` by cost then hours, marks the Pareto frontier,
 // picks the recommendation for the deadline / budget (with the reason) and

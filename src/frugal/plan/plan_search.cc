@@ -15,11 +15,6 @@
 namespace frugal {
 namespace {
 
-bool Wanted(const AdviseOptions& o, Provider p) {
-  return o.providers.empty() ||
-         std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end();
-}
-
 class Search {
  public:
   Search(const OpTimeModel& model, const StepSource& source, const Catalog& catalog,
@@ -29,7 +24,7 @@ class Search {
   Result<PlanAdvice> Run() {
     size_t done = 0, total = 0;
     auto wanted = [&](const InstanceSpec& inst) {
-      return Wanted(o_.advise, inst.provider) &&
+      return ProviderWanted(o_.advise, inst.provider) &&
              (o_.instance_types.empty() ||
               std::find(o_.instance_types.begin(), o_.instance_types.end(), inst.name) !=
                   o_.instance_types.end());
@@ -41,20 +36,9 @@ class Search {
       FRUGAL_RETURN_IF_ERROR(Instance(inst));
       if (o_.progress) o_.progress(++done, total);
     }
-    std::sort(out_.advice.skipped.begin(), out_.advice.skipped.end(),
-              [](const SkippedFamily& a, const SkippedFamily& b) {
-                return std::tie(a.provider, a.family, a.reason) <
-                       std::tie(b.provider, b.family, b.reason);
-              });
+    out_.advice.skipped = std::move(skipped_).Sorted();
     for (const auto& [key, why] : notes_) out_.advice.notes.push_back(why);
-    if (out_.advice.configs.empty() && !out_.closest) {
-      std::string why;
-      for (const SkippedFamily& f : out_.advice.skipped) {
-        why += fmt::format("; {} {}: {}", ProviderName(f.provider), f.family, f.reason);
-      }
-      return FailedPrecondition("no catalog instance could be priced for the chosen providers" +
-                                why);
-    }
+    if (out_.advice.configs.empty() && !out_.closest) return NothingPriced(out_.advice.skipped);
     FinishAdvice(catalog_, o_.advise, &out_.advice);
     if (out_.advice.configs.empty() && out_.closest) {
       const ConfigResult& c = *out_.closest;
@@ -68,13 +52,8 @@ class Search {
   }
 
  private:
-  void Skip(const InstanceSpec& inst, const std::string& reason) {
-    const std::string family = inst.family.empty() ? inst.name : inst.family;
-    auto [it, added] = skipped_.emplace(std::make_tuple(inst.provider, family, reason),
-                                        out_.advice.skipped.size());
-    if (added) out_.advice.skipped.push_back({inst.provider, family, {}, reason});
-    out_.advice.skipped[it->second].instances.push_back(inst.name);
-  }
+  void Skip(const InstanceSpec& inst, const std::string& reason) { skipped_.Add(inst, reason); }
+
 
   // The step at (precision, TP) and its blocks / op order; null step when
   // it cannot be built (the reason goes to the notes).
@@ -330,7 +309,7 @@ class Search {
   std::map<std::tuple<std::string, size_t, int>, std::unique_ptr<StepProfile>> profiles_;
   std::map<std::string, std::string> unpriceable_;
   std::map<std::string, std::string> notes_;
-  std::map<std::tuple<Provider, std::string, std::string>, size_t> skipped_;
+  SkipList skipped_;
 };
 
 }  // namespace
