@@ -21,6 +21,9 @@ control_flow.onnx  an If on a constant condition and a Loop with a constant
                 trip count of 3 around a MatMul.
 dynamic_loop.onnx  a Loop whose trip count is a graph input.
 sequence.onnx   SequenceConstruct -> ConcatFromSequence.
+conv_rank_mismatch.onnx  a Conv without kernel_shape whose 4-d weight meets
+                a 3-d input (ONNX's inference would read past the input's dims).
+convtranspose_flat_weight.onnx  a ConvTranspose with a 1-d weight.
 """
 
 import os
@@ -239,6 +242,24 @@ def sequence():
     save(graph, "sequence.onnx")
 
 
+def bad_convs():
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Conv", ["r", "w"], ["y"], name="conv")],
+        "conv_rank_mismatch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[stripped("w", [4, 3, 3, 3])])
+    save(graph, "conv_rank_mismatch.onnx")
+    graph = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", kernel_shape=[3, 3])],
+        "convtranspose_flat_weight",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[stripped("w", [27])])
+    save(graph, "convtranspose_flat_weight.onnx")
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
@@ -248,3 +269,4 @@ if __name__ == "__main__":
     bn_untyped_outputs()
     control_flow()
     sequence()
+    bad_convs()

@@ -19,6 +19,7 @@
 #include "frugal/graph/importers/importers.h"
 #include "frugal/graph/importers/onnx_control_flow.h"
 #include "frugal/graph/importers/onnx_fold.h"
+#include "frugal/graph/importers/onnx_guards.h"
 #include "frugal/graph/importers/onnx_inputs.h"
 #include "frugal/graph/op_cost.h"
 #include "onnx/defs/schema.h"
@@ -178,6 +179,7 @@ class OnnxGraphBuilder {
     // Sequences never reduce to tensors; reject them before inference gives
     // their outputs fallback tensor types.
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/true));
+    FRUGAL_RETURN_IF_ERROR(GuardConvKernelShapes(graph_, path_));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/false));
     for (const auto& node : graph_->node()) {

@@ -304,5 +304,14 @@ TEST(OnnxImporter, UnreducibleControlFlowAndSequencesAreOneError) {
               {"op 'pack' (SequenceConstruct)", "sequence"});
 }
 
+// ONNX's own inference reads past the input's dims on these; the importer
+// must fail with one line instead of crashing.
+TEST(OnnxImporter, ConvWeightsInferenceWouldMisreadAreOneError) {
+  ExpectError(Import("testdata/onnx/conv_rank_mismatch.onnx", 1),
+              {"conv_rank_mismatch.onnx", "op 'conv' (Conv)"});
+  ExpectError(Import("testdata/onnx/convtranspose_flat_weight.onnx", 1),
+              {"op 'up' (ConvTranspose)", "weight 'w' has rank 1"});
+}
+
 }  // namespace
 }  // namespace frugal
