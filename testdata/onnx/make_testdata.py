@@ -24,6 +24,8 @@ sequence.onnx   SequenceConstruct -> ConcatFromSequence.
 conv_rank_mismatch.onnx  a Conv without kernel_shape whose 4-d weight meets
                 a 3-d input (ONNX's inference would read past the input's dims).
 convtranspose_flat_weight.onnx  a ConvTranspose with a 1-d weight.
+undefined_input.onnx  a Shape of a tensor nothing produces, feeding an If
+                (ONNX's inference dereferences the missing type).
 """
 
 import os
@@ -258,6 +260,14 @@ def bad_convs():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         initializer=[stripped("w", [27])])
     save(graph, "convtranspose_flat_weight.onnx")
+    graph = helper.make_graph(
+        [helper.make_node("Shape", ["ghost"], ["s"], name="shape"),
+         helper.make_node("Size", ["s"], ["rank"]),
+         helper.make_node("Relu", ["x"], ["y"])],
+        "undefined_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    save(graph, "undefined_input.onnx")
 
 
 if __name__ == "__main__":

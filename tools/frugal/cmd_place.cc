@@ -16,10 +16,13 @@
 #include "cli_util.h"
 #include "gpu_note.h"
 #include "frugal/graph/importer.h"
+#include "frugal/graph/modules.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/iteration.h"
 #include "frugal/place/bounds.h"
 #include "frugal/place/chrome_trace.h"
+#include "frugal/place/colocation.h"
+#include "frugal/place/device_map.h"
 #include "frugal/place/placement_json.h"
 #include "frugal/place/placer.h"
 #include "frugal/place/topology.h"
@@ -42,6 +45,7 @@ struct PlaceArgs {
   std::string gpu;
   double time_limit_s = 60;
   std::string method = "all";
+  std::string granularity;  // "" = DefaultGranularity
   std::string out;
   std::string trace;
   bool json = false;
@@ -78,6 +82,8 @@ struct MethodRun {
 struct LoadedProblem {
   LoadedStep step;
   place::PlacementProblem problem;
+  place::Granularity granularity = place::Granularity::kOp;
+  int groups = 0;  // colocation groups of two ops or more
 };
 
 // The step is priced with the one memory model predict uses
@@ -116,11 +122,19 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
   } else if (!a.model.perf_model.empty()) {
     return InvalidArgument(path + ": --perf-model needs --gpu (every op has a measured time)");
   }
+  place::Granularity granularity = place::DefaultGranularity(g);
+  if (!a.granularity.empty()) {
+    FRUGAL_ASSIGN_OR_RETURN(granularity, place::ParseGranularity(a.granularity));
+  }
+  Result<place::Colocation> co = place::Colocate(g, granularity);
+  if (!co.ok()) return co.status().WithPrefix(path);
+  for (int i = 0; i < g.num_ops(); ++i) g.ops[i].color_class = co->color[i];
+  if (MapModules(g).has_modules()) po.op_modules = co->module;
   Result<place::PlacementProblem> p = place::BuildProblem(g, po);
   if (!p.ok()) {
     return p.status().message().rfind(path, 0) == 0 ? p.status() : p.status().WithPrefix(path);
   }
-  return LoadedProblem{std::move(s), std::move(p).value()};
+  return LoadedProblem{std::move(s), std::move(p).value(), granularity, co->groups};
 }
 
 int RunPlace(const PlaceArgs& a) {
@@ -190,8 +204,20 @@ int RunPlace(const PlaceArgs& a) {
                                        "device memory" + why));
   }
   if (!a.out.empty()) {
-    Status st = place::WritePlacementJson(a.out, p, best->outcome.placement, best->sim,
-                                          {best->name, lower});
+    place::PlacementInfo info;
+    info.method = best->name;
+    info.lower_bound_ms = lower;
+    info.granularity = place::GranularityName(pr->granularity);
+    if (!p.op_modules.empty()) {
+      Result<nlohmann::json> map = place::BuildDeviceMap(step.step, best->outcome.placement.device);
+      if (map.ok()) {
+        info.device_map = std::move(*map);
+        info.modules = place::ModuleSpans(step.step, best->outcome.placement.device, best->sim);
+      } else {
+        info.device_map_note = map.status().message();
+      }
+    }
+    Status st = place::WritePlacementJson(a.out, p, best->outcome.placement, best->sim, info);
     if (!st.ok()) return ReportError(st);
   }
   if (!a.trace.empty()) {
@@ -205,6 +231,8 @@ int RunPlace(const PlaceArgs& a) {
     j["gpus"] = p.num_devices;
     j["topology"] = p.topology.name;
     j["mode"] = mode;
+    j["granularity"] = place::GranularityName(pr->granularity);
+    j["colocation_groups"] = pr->groups;
     j["batch"] = step.batch > 0 ? nlohmann::json(step.batch) : nlohmann::json();
     j["memory_bytes"] = p.total_mem_bytes();
     if (!std::isinf(p.device_mem_bytes[0])) j["device_mem_bytes"] = p.device_mem_bytes[0];
@@ -241,6 +269,8 @@ int RunPlace(const PlaceArgs& a) {
                         : fmt::format("{:.2f} GiB", p.device_mem_bytes[0] / (1ull << 30));
   std::fputs(fmt::format("{}: {} ops on {} GPUs, {} topology, {} per GPU\n", p.name,
                          p.num_ops(), p.num_devices, p.topology.name, mem).c_str(), stdout);
+  std::fputs(fmt::format("granularity {}: {} colocation groups\n",
+                         place::GranularityName(pr->granularity), pr->groups).c_str(), stdout);
   std::fputs(fmt::format("{} step{}: {:.2f} GiB in all\n", mode,
                          step.batch > 0 ? fmt::format(", batch {}", step.batch) : "",
                          static_cast<double>(p.total_mem_bytes()) / (1ull << 30)).c_str(),
@@ -292,7 +322,14 @@ void SetupPlace(CLI::App& sub, int* exit_code) {
       ->check(NumberIn(0, 1e7, true));
   sub.add_option("--method", a->method, "A method, `all`, or `list` to print them")
       ->capture_default_str();
-  sub.add_option("--out", a->out, "Write the best placement as placement.json");
+  sub.add_option("--granularity", a->granularity,
+                 "What is placed whole: op (the graph's own colocation only), module (a "
+                 "module with its backward and update; parameter-free ops with their input) "
+                 "or layer (whole blocks); default module for HF configs and ONNX models, "
+                 "else op")
+      ->check(CLI::IsMember({"op", "module", "layer"}));
+  sub.add_option("--out", a->out, "Write the best placement as placement.json (with a "
+                                  "device_map where ops come from modules)");
   sub.add_option("--trace", a->trace, "Write the best schedule as Chrome-trace JSON");
   sub.add_option("--seed", a->seed, "Random seed")->capture_default_str();
   sub.add_option("--threads", a->threads, "CBC threads")

@@ -115,6 +115,7 @@ ojson GraphToJson(const OpGraph& g) {
               {"source_format", g.source_format},
               {"batch", g.batch},
               {"seq_len", g.seq_len},
+              {"module_prefix", g.module_prefix},
               {"device_mem_bytes", g.device_mem_bytes},
               {"ops", std::move(ops)},
               {"edges", std::move(edges)}};
@@ -136,6 +137,7 @@ Result<OpGraph> GraphFromJson(const json& j, const std::string& what) {
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "source_format", &g.source_format, false));
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "batch", &g.batch, false));
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "seq_len", &g.seq_len, false));
+  FRUGAL_RETURN_IF_ERROR(r.Get(j, "module_prefix", &g.module_prefix, false));
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "device_mem_bytes", &g.device_mem_bytes, false));
   json ops, edges;
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "ops", &ops));

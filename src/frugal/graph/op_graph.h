@@ -81,6 +81,11 @@ class OpGraph {
   std::string source_format;  // importer that built it: "onnx", "hf", ...
   int64_t batch = 0;          // 0 = not applicable
   int64_t seq_len = 0;
+  // What turns op module paths into the framework's module names: an HF
+  // task model's base-model attribute ("transformer." in GPT2LMHeadModel),
+  // prepended to every module outside the task head (lm_head, score, cls,
+  // classifier). "" = the names are the model's own.
+  std::string module_prefix;
   double device_mem_bytes = -1;  // per-device memory given by the input
   std::vector<Op> ops;
   std::vector<Edge> edges;

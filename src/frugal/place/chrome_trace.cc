@@ -19,17 +19,28 @@ json ChromeTrace(const PlacementProblem& p, const Placement& pl, const SimResult
   for (size_t l = 0; l < p.topology.links.size(); ++l) {
     meta(1, static_cast<int>(l), "thread_name", p.topology.links[l].name);
   }
+  // Where ops come from modules, slices are named by module: an ONNX
+  // scope "/layer1/layer1.0/conv1/Conv" shows as "layer1.0.conv1 Conv".
+  auto label = [&](int i) {
+    const std::string& name = p.op_names[i];
+    if (p.op_modules.empty() || p.op_modules[i].empty() || name.empty() || name[0] != '/') {
+      return name;
+    }
+    return p.op_modules[i] + " " + name.substr(name.rfind('/') + 1);
+  };
   for (int i = 0; i < p.num_ops() && i < static_cast<int>(sim.ops.size()); ++i) {
+    json args = {{"op", i}, {"id", p.op_ids[i]}};
+    if (!p.op_modules.empty()) args["module"] = p.op_modules[i];
     events.push_back({{"ph", "X"}, {"pid", 0}, {"tid", pl.device[i]},
-                      {"name", p.op_names[i]}, {"cat", "op"},
+                      {"name", label(i)}, {"cat", "op"},
                       {"ts", sim.ops[i].start_ms * 1e3},
                       {"dur", (sim.ops[i].end_ms - sim.ops[i].start_ms) * 1e3},
-                      {"args", {{"op", i}, {"id", p.op_ids[i]}}}});
+                      {"args", std::move(args)}});
   }
   for (const TransferSpan& t : sim.transfers) {
     for (int l : p.topology.Route(t.src_device, t.dst_device)) {
       events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", l},
-                        {"name", p.op_names[t.op] + " -> GPU " + std::to_string(t.dst_device)},
+                        {"name", label(t.op) + " -> GPU " + std::to_string(t.dst_device)},
                         {"cat", "transfer"}, {"ts", t.start_ms * 1e3},
                         {"dur", (t.end_ms - t.start_ms) * 1e3},
                         {"args", {{"from", t.src_device}, {"to", t.dst_device}}}});

@@ -17,10 +17,15 @@ json PlacementToJson(const PlacementProblem& p, const Placement& pl, const SimRe
   j["topology"] = p.topology.name;
   j["makespan_ms"] = sim.makespan_ms;
   if (info.lower_bound_ms >= 0) j["lower_bound_ms"] = info.lower_bound_ms;
+  if (!info.granularity.empty()) j["granularity"] = info.granularity;
+  if (!info.device_map.is_null()) j["device_map"] = info.device_map;
+  if (!info.modules.is_null()) j["modules"] = info.modules;
+  if (!info.device_map_note.empty()) j["device_map_note"] = info.device_map_note;
   json nodes = json::array();
   for (int i = 0; i < p.num_ops(); ++i) {
     json n = {{"index", i}, {"id", p.op_ids[i]}, {"name", p.op_names[i]},
               {"device", pl.device[i]}};
+    if (!p.op_modules.empty()) n["module"] = p.op_modules[i];
     if (static_cast<int>(sim.ops.size()) == p.num_ops()) {
       n["start_ms"] = sim.ops[i].start_ms;
       n["end_ms"] = sim.ops[i].end_ms;

@@ -17,6 +17,11 @@ namespace frugal::place {
 struct PlacementInfo {
   std::string method;
   double lower_bound_ms = -1;
+  std::string granularity;  // colocation.h; "" = not given
+  // Written as "device_map" and "modules" when not null (device_map.h).
+  nlohmann::json device_map;
+  nlohmann::json modules;
+  std::string device_map_note;  // why there is none, when there is none
 };
 
 // REQUIRES: sim is Simulate(p, placement, {.keep_timeline = true}), feasible.

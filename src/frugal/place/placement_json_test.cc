@@ -13,7 +13,10 @@ TEST(PlacementJson, RoundTripsDevicesAndOrders) {
   Placement pl = ScheduleByBottomLevel(p, {0, 0, 1, 0, 0});
   SimResult s = Simulate(p, pl, {.keep_timeline = true});
   ASSERT_TRUE(s.feasible);
-  nlohmann::json j = PlacementToJson(p, pl, s, {"heft", 1.0});
+  PlacementInfo info;
+  info.method = "heft";
+  info.lower_bound_ms = 1.0;
+  nlohmann::json j = PlacementToJson(p, pl, s, info);
   EXPECT_EQ(j["nodes"].size(), 5u);
   EXPECT_EQ(j["nodes"][2]["device"], 1);
   EXPECT_EQ(j["method"], "heft");

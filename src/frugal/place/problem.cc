@@ -50,7 +50,8 @@ Status PlacementProblem::Finalize() {
   }
   if (n == 0) return InvalidArgument(name + ": graph has no ops");
   if (mem_bytes.size() != static_cast<size_t>(n) || color.size() != static_cast<size_t>(n) ||
-      op_names.size() != static_cast<size_t>(n)) {
+      op_names.size() != static_cast<size_t>(n) ||
+      (!op_modules.empty() && op_modules.size() != static_cast<size_t>(n))) {
     return InvalidArgument(name + ": per-op vectors differ in length");
   }
   if (op_ids.size() != static_cast<size_t>(n)) {  // ids default to indices
@@ -187,10 +188,18 @@ Status PlacementProblem::Finalize() {
   for (int g = 0; g < num_groups; ++g) {
     if (static_cast<double>(group_mem_bytes[g]) > max_cap) {
       int op = group_ops[g][0];
+      std::string module;
+      for (int i : group_ops[g]) {
+        if (!op_modules.empty() && !op_modules[i].empty()) {
+          module = "module '" + op_modules[i] + "' (";
+          break;
+        }
+      }
       return InvalidArgument(fmt::format(
-          "{}: memory too small for any placement: op {} '{}' and its colocated ops need "
+          "{}: memory too small for any placement: {}op {} '{}' and its colocated ops{} need "
           "{} but a device has {}",
-          name, op, op_names[op], GiB(group_mem_bytes[g]), GiB(max_cap)));
+          name, module, op, op_names[op], module.empty() ? "" : ")", GiB(group_mem_bytes[g]),
+          GiB(max_cap)));
     }
   }
   if (static_cast<double>(total_mem_bytes()) > sum_cap) {
@@ -241,6 +250,7 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph, const ProblemOptions
   for (const Edge& e : graph.edges) {
     p.edges.push_back({e.src, e.dst, e.bytes, e.measured_cost_ms});
   }
+  p.op_modules = options.op_modules;
   FRUGAL_RETURN_IF_ERROR(p.Finalize());
   return p;
 }

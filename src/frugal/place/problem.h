@@ -35,6 +35,9 @@ struct PlacementProblem {
   std::vector<double> time_ms;       // per op, >= 0
   std::vector<int64_t> mem_bytes;    // per op, >= 0
   std::vector<int64_t> color;        // per op; -1 = free, equal = colocated
+  // Per op, the framework module it comes from ("" = none), or empty when
+  // the graph has no modules: names groups in errors, traces and device maps.
+  std::vector<std::string> op_modules;
   std::vector<PlaceEdge> edges;
   std::vector<double> device_mem_bytes;  // per device; +inf = unlimited
   Topology topology;
@@ -85,6 +88,8 @@ struct ProblemOptions {
   std::function<int64_t(const Op&)> op_mem_bytes;
   // Default (num_devices == 0): NvlinkTopology(num_devices).
   Topology topology;
+  // Per op of the graph, its module (colocation.h), or empty.
+  std::vector<std::string> op_modules;
 };
 
 // Builds and finalizes the problem. Measured times / sizes / transfer costs

@@ -274,9 +274,10 @@ TensorInfo GraphBuilder::ScaledAttend(const std::string& prefix,
                 dropout);
 }
 
-Result<OpGraph> GraphBuilder::Finish(const std::string& name) {
+Result<OpGraph> GraphBuilder::Finish(const std::string& name, const std::string& module_prefix) {
   if (!status_.ok()) return status_;
   graph_.name = name;
+  graph_.module_prefix = module_prefix;
   graph_.source_format = "hf";
   graph_.batch = batch();
   graph_.seq_len = seq();

@@ -143,7 +143,8 @@ class GraphBuilder {
                           const TensorInfo& mask, double dropout);
 
   // The graph named `name` with forward costs, or the first error.
-  Result<OpGraph> Finish(const std::string& name);
+  // `module_prefix`: OpGraph::module_prefix of the task model built.
+  Result<OpGraph> Finish(const std::string& name, const std::string& module_prefix = "");
 
  private:
   std::string path_;

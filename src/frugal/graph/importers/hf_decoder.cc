@@ -91,7 +91,7 @@ Result<OpGraph> BuildGpt2(const ConfigReader& c, const ImportOptions& o) {
   x = b.LayerNorm("ln_f", x);
   FRUGAL_RETURN_IF_ERROR(
       DecoderHead(b, c, o.head, x, vocab, tied ? &wte : nullptr));
-  return b.Finish(c.stem());
+  return b.Finish(c.stem(), o.head == ModelHead::kBase ? "" : "transformer.");
 }
 
 // ---------------------------------------------------------------------------
@@ -166,7 +166,7 @@ Result<OpGraph> BuildOpt(const ConfigReader& c, const ImportOptions& o) {
   if (proj != h) x = b.Linear("project_out", x, proj, false);
   FRUGAL_RETURN_IF_ERROR(
       DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
-  return b.Finish(c.stem());
+  return b.Finish(c.stem(), o.head == ModelHead::kBase ? "decoder." : "model.decoder.");
 }
 
 }  // namespace frugal::importers::hf

@@ -93,7 +93,7 @@ Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
       pooled = b.Dropout("dropout", pooled, cls_p);
       b.Linear("classifier", pooled, labels, true);
     }
-    return b.Finish(c.stem());
+    return b.Finish(c.stem(), o.head == ModelHead::kBase ? "" : "bert.");
   }
   TensorInfo t = b.Linear("cls.predictions.transform.dense", x, h, true);
   t = b.Unary("cls.predictions.transform.transform_act_fn", act.kind, act.type,
@@ -101,7 +101,7 @@ Result<OpGraph> BuildBert(const ConfigReader& c, const ImportOptions& o) {
   t = b.LayerNorm("cls.predictions.transform.LayerNorm", t);
   // The decoder's bias is the separate cls.predictions.bias [vocab].
   b.Linear("cls.predictions.decoder", t, vocab, true, tied ? &word : nullptr);
-  return b.Finish(c.stem());
+  return b.Finish(c.stem(), "bert.");
 }
 
 }  // namespace frugal::importers::hf

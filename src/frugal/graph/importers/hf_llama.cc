@@ -203,7 +203,7 @@ Result<OpGraph> BuildLlamaStyle(const ConfigReader& c, const ImportOptions& o,
   x = b.RmsNorm("norm", x, "LlamaRMSNorm");
   FRUGAL_RETURN_IF_ERROR(
       DecoderHead(b, c, o.head, x, vocab, tied ? &embed : nullptr));
-  return b.Finish(c.stem());
+  return b.Finish(c.stem(), o.head == ModelHead::kBase ? "" : "model.");
 }
 
 // sliding_window, absent or null: full attention.

@@ -89,7 +89,7 @@ Result<OpGraph> BuildVit(const ConfigReader& c, const ImportOptions& o) {
     TensorInfo pooled = b.Linear("pooler.dense", first, h, true);
     b.Unary("pooler.activation", OpKind::kTanh, "tanh", pooled);
   }
-  return b.Finish(c.stem());
+  return b.Finish(c.stem(), o.head == ModelHead::kBase ? "" : "vit.");
 }
 
 }  // namespace frugal::importers::hf

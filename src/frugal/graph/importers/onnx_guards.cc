@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,33 @@ Status Guard(onnx::GraphProto* graph, const ShapeMap& outer, const std::string& 
   return Status::Ok();
 }
 
+Status CheckDefined(const onnx::GraphProto& graph, std::set<std::string> names,
+                    const std::string& path) {
+  for (const auto& v : graph.input()) names.insert(v.name());
+  for (const auto& t : graph.initializer()) names.insert(t.name());
+  for (const auto& node : graph.node()) {
+    for (const auto& out : node.output()) names.insert(out);
+  }
+  for (const auto& node : graph.node()) {
+    for (const auto& in : node.input()) {
+      if (in.empty() || names.count(in) != 0) continue;
+      const std::string name = node.name().empty() ? node.op_type() : node.name();
+      return InvalidArgument(path + ": op '" + name + "' (" + node.op_type() + "): input '" + in +
+                             "' is not produced by any op, initializer or graph input");
+    }
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) FRUGAL_RETURN_IF_ERROR(CheckDefined(a.g(), names, path));
+      for (const auto& g : a.graphs()) FRUGAL_RETURN_IF_ERROR(CheckDefined(g, names, path));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status GuardUndefinedInputs(const onnx::GraphProto& graph, const std::string& path) {
+  return CheckDefined(graph, {}, path);
+}
 
 Status GuardConvKernelShapes(onnx::GraphProto* graph, const std::string& path) {
   return Guard(graph, {}, path);

@@ -23,6 +23,11 @@ namespace frugal::importers {
 // bodies. `path` prefixes errors.
 Status GuardConvKernelShapes(onnx::GraphProto* graph, const std::string& path);
 
+// Every node input names a tensor of the graph (a node output, initializer
+// or graph input) or of an enclosing graph; an undefined one is an error
+// naming the op (ONNX's inference dereferences its missing type).
+Status GuardUndefinedInputs(const onnx::GraphProto& graph, const std::string& path);
+
 }  // namespace frugal::importers
 
 #endif  // FRUGAL_GRAPH_IMPORTERS_ONNX_GUARDS_H_

@@ -311,6 +311,8 @@ TEST(OnnxImporter, ConvWeightsInferenceWouldMisreadAreOneError) {
               {"conv_rank_mismatch.onnx", "op 'conv' (Conv)"});
   ExpectError(Import("testdata/onnx/convtranspose_flat_weight.onnx", 1),
               {"op 'up' (ConvTranspose)", "weight 'w' has rank 1"});
+  ExpectError(Import("testdata/onnx/undefined_input.onnx", 1),
+              {"op 'shape' (Shape)", "input 'ghost' is not produced"});
 }
 
 }  // namespace
