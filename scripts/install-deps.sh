@@ -18,6 +18,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
   clang libclang-rt-14-dev
+  python3-torch python3-torchvision  # tools/check_device_map.py in cli_device_map_test
 )
 
 missing=()
