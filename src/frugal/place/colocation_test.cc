@@ -1,0 +1,103 @@
+#include "frugal/place/colocation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace frugal::place {
+namespace {
+
+int AddOp(OpGraph& g, const std::string& name, const std::string& param = "",
+          Phase phase = Phase::kForward, int forward_op = -1) {
+  Op op;
+  op.name = name;
+  op.phase = phase;
+  op.forward_op = forward_op;
+  op.inputs.push_back({"x", DType::kFloat32, {1, 4}, TensorRole::kActivation});
+  if (!param.empty()) op.inputs.push_back({param, DType::kFloat32, {4, 4}, TensorRole::kParameter});
+  op.outputs.push_back({name + ".out", DType::kFloat32, {1, 4}, TensorRole::kActivation});
+  return g.AddOp(std::move(op));
+}
+
+// A two-layer GPT-2-like slice: wte -> h.0.ln -> h.0.fc -> h.0.act ->
+// h.1.fc -> lm_head (tied to wte), with a backward op and an update for h.0.fc.
+struct Slice {
+  OpGraph g;
+  int wte, ln, fc0, act, fc1, head, grad, update;
+  Slice() {
+    g.source_format = "hf";
+    wte = AddOp(g, "wte", "wte.weight");
+    ln = AddOp(g, "h.0.ln", "h.0.ln.weight");
+    fc0 = AddOp(g, "h.0.fc", "h.0.fc.weight");
+    act = AddOp(g, "h.0.act");
+    fc1 = AddOp(g, "h.1.fc", "h.1.fc.weight");
+    head = AddOp(g, "lm_head", "wte.weight");
+    grad = AddOp(g, "h.0.fc.grad_weight", "", Phase::kBackward, fc0);
+    update = AddOp(g, "h.0.fc.update", "", Phase::kOptimizer, fc0);
+    for (int i = 0; i + 1 <= head; ++i) g.AddEdge(i, i + 1, 16);
+    g.AddEdge(head, grad, 16);
+    g.AddEdge(grad, update, 16);
+  }
+};
+
+TEST(Colocate, OpGranularityKeepsOnlyTheGraphsClasses) {
+  Slice s;
+  s.g.ops[s.ln].color_class = 7;
+  s.g.ops[s.fc1].color_class = 7;
+  Result<Colocation> c = Colocate(s.g, Granularity::kOp);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->groups, 1);
+  EXPECT_EQ(c->color[s.ln], c->color[s.fc1]);
+  EXPECT_EQ(c->color[s.fc0], -1);
+  EXPECT_EQ(c->color[s.grad], -1);
+}
+
+TEST(Colocate, ModuleGranularityFollowsAutogradInputsAndTiedWeights) {
+  Slice s;
+  Result<Colocation> c = Colocate(s.g, Granularity::kModule);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const auto& col = c->color;
+  // Backward and update with their forward op; the activation with its input.
+  EXPECT_NE(col[s.fc0], -1);
+  EXPECT_EQ(col[s.grad], col[s.fc0]);
+  EXPECT_EQ(col[s.update], col[s.fc0]);
+  EXPECT_EQ(col[s.act], col[s.fc0]);
+  // lm_head reads wte.weight: one GPU.
+  EXPECT_EQ(col[s.head], col[s.wte]);
+  // Distinct modules stay free of each other.
+  EXPECT_NE(col[s.ln], col[s.fc0]);
+  EXPECT_EQ(c->module[s.grad], "h.0.fc");
+}
+
+TEST(Colocate, LayerGranularityKeepsBlocksWhole) {
+  Slice s;
+  Result<Colocation> c = Colocate(s.g, Granularity::kLayer);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->color[s.ln], c->color[s.fc0]);
+  EXPECT_EQ(c->color[s.ln], c->color[s.update]);
+  EXPECT_NE(c->color[s.fc0], c->color[s.fc1]);
+}
+
+TEST(Colocate, ModuleGranularityNeedsModuleNames) {
+  OpGraph g;
+  g.name = "profiled";
+  g.source_format = "dnn_partitioning";
+  AddOp(g, "node1", "w");
+  Result<Colocation> c = Colocate(g, Granularity::kModule);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("needs module names"), std::string::npos);
+  EXPECT_NE(c.status().message().find("--granularity op"), std::string::npos);
+}
+
+TEST(Granularity, ParsesItsNamesAndDefaultsByFormat) {
+  EXPECT_EQ(*ParseGranularity("layer"), Granularity::kLayer);
+  EXPECT_FALSE(ParseGranularity("rows").ok());
+  OpGraph g;
+  g.source_format = "onnx";
+  EXPECT_EQ(DefaultGranularity(g), Granularity::kModule);
+  g.source_format = "dnn_partitioning";
+  EXPECT_EQ(DefaultGranularity(g), Granularity::kOp);
+}
+
+}  // namespace
+}  // namespace frugal::place
