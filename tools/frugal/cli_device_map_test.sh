@@ -14,6 +14,30 @@ expect_error 1 "needs module names" place testdata/place/diamond.json --gpus 2 -
 expect_error 1 "module 'wte' (op 0 'wte' and its colocated ops) need" place "$GPT2" --batch 2 --seq 64 --train --gpus 2 \
   --gpu A100-SXM4-80GB --mem-gb 0.0002
 
+expect_error 1 "--microbatches 3 does not divide --batch 8" place "$GPT2" --batch 8 --seq 64 \
+  --train --gpus 2 --gpu A100-SXM4-80GB --microbatches 3
+expect_error 1 "--microbatches needs a training step" place "$GPT2" --batch 8 --seq 64 \
+  --gpus 2 --gpu A100-SXM4-80GB --microbatches 2
+expect_error 1 "--microbatches needs --batch" place testdata/place/diamond.json --gpus 2 \
+  --microbatches 2
+expect_error 1 "--microbatches: " place "$GPT2" --gpus 2 --microbatches 0
+
+# The layer pipeline over 4 micro-batches: 1F1B on contiguous stages, scored
+# like every method; pesto starts from it, so it is never worse.
+"$FRUGAL" place "$GPT2" --batch 8 --seq 64 --train --gpus 4 --gpu A100-SXM4-80GB \
+  --microbatches 4 --time-limit 4 --json --out "$TMP/g2_mb.json" >"$TMP/mb.json" ||
+  fail "place gpt2 micro-batched"
+py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["microbatches"] == 4 and d["batch"] == 8, (d["microbatches"], d["batch"])
+ms = {m["name"]: m for m in d["methods"]}
+assert ms["pipeline"]["status"] == "ok" and "1F1B" in ms["pipeline"]["note"], ms["pipeline"]
+assert ms["pesto"]["makespan_ms"] <= ms["pipeline"]["makespan_ms"] + 1e-9, ms
+p = json.load(open(sys.argv[2]))
+assert any(n["name"].endswith("[mb 3]") for n in p["nodes"]), p["nodes"][:3]
+' "$TMP/mb.json" "$TMP/g2_mb.json"
+
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null || {
   echo "cli_device_map_test: python3-torch / python3-torchvision missing; skipping" >&2; exit 77; }
 
@@ -23,6 +47,8 @@ expect_error 1 "module 'wte' (op 0 'wte' and its colocated ops) need" place "$GP
 "$FRUGAL" place models/resnet50.onnx --batch 8 --train --gpus 4 --gpu A100-SXM4-80GB \
   --time-limit 4 --out "$TMP/r50.json" --trace "$TMP/r50_trace.json" >"$TMP/out" || fail "place resnet50"
 grep -q "granularity module" "$TMP/out" || fail "resnet50 not placed by module: $(head -3 "$TMP/out")"
+/usr/bin/python3 "$CHECK" "$TMP/g2_mb.json" --hf-config "$GPT2" >"$TMP/check" ||
+  fail "micro-batched gpt2 device map: $(tail -5 "$TMP/check")"
 /usr/bin/python3 "$CHECK" "$TMP/r50.json" --torchvision resnet50 >"$TMP/check" ||
   fail "resnet50 device map: $(tail -5 "$TMP/check")"
 py '

@@ -23,6 +23,7 @@
 #include "frugal/place/chrome_trace.h"
 #include "frugal/place/colocation.h"
 #include "frugal/place/device_map.h"
+#include "frugal/place/microbatch.h"
 #include "frugal/place/placement_json.h"
 #include "frugal/place/placer.h"
 #include "frugal/place/topology.h"
@@ -46,6 +47,7 @@ struct PlaceArgs {
   double time_limit_s = 60;
   std::string method = "all";
   std::string granularity;  // "" = DefaultGranularity
+  int microbatches = 1;
   std::string out;
   std::string trace;
   bool json = false;
@@ -84,15 +86,51 @@ struct LoadedProblem {
   place::PlacementProblem problem;
   place::Granularity granularity = place::Granularity::kOp;
   int groups = 0;  // colocation groups of two ops or more
+  // Micro-batched: per op of the problem, the op of step.step it copies.
+  std::vector<int> source;
 };
+
+// Per op of the step graph, the GPU of (its first copy in) the problem.
+std::vector<int> StepDevices(const LoadedProblem& lp, const std::vector<int>& device) {
+  if (lp.source.empty()) return device;
+  std::vector<int> out(lp.step.step.num_ops(), 0);
+  for (int u = static_cast<int>(lp.source.size()) - 1; u >= 0; --u) out[lp.source[u]] = device[u];
+  return out;
+}
+
+// The simulated times of the step graph's ops: micro-batch 0's copies.
+place::SimResult StepSim(const LoadedProblem& lp, const place::SimResult& sim) {
+  if (lp.source.empty()) return sim;
+  place::SimResult out = sim;
+  out.ops.assign(lp.step.step.num_ops(), {});
+  for (int u = static_cast<int>(lp.source.size()) - 1; u >= 0; --u) {
+    out.ops[lp.source[u]] = sim.ops[u];
+  }
+  return out;
+}
 
 // The step is priced with the one memory model predict uses
 // (EstimateStepMemory); a GPU taken from the catalog keeps the framework's
 // reserve free, as predict's fit check does.
 Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
   const std::string& path = a.model.model;
+  ModelArgs model = a.model;
+  if (a.microbatches > 1) {
+    if (model.batch <= 0) {
+      return InvalidArgument(path + ": --microbatches needs --batch (the step's batch, split "
+                                    "into micro-batches)");
+    }
+    if (model.batch % a.microbatches != 0) {
+      return InvalidArgument(path + ": --microbatches " + std::to_string(a.microbatches) +
+                             " does not divide --batch " + std::to_string(model.batch));
+    }
+    model.batch /= a.microbatches;
+  }
   FRUGAL_ASSIGN_OR_RETURN(LoadedStep s,
-                          LoadStep(a.model, {.train_by_default = false, .batch_required = false}));
+                          LoadStep(model, {.train_by_default = false, .batch_required = false}));
+  if (a.microbatches > 1 && !s.training) {
+    return InvalidArgument(path + ": --microbatches needs a training step (--train)");
+  }
   PrintNotes(s.notes);
   OpGraph& g = s.step;
   place::ProblemOptions po;
@@ -131,10 +169,16 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
   for (int i = 0; i < g.num_ops(); ++i) g.ops[i].color_class = co->color[i];
   if (MapModules(g).has_modules()) po.op_modules = co->module;
   Result<place::PlacementProblem> p = place::BuildProblem(g, po);
+  std::vector<int> source;
+  if (p.ok() && a.microbatches > 1) {
+    p = place::ReplicateMicrobatches(*p, a.microbatches, place::SharedMemoryBytes(g, p->mem_bytes),
+                                     &source);
+  }
   if (!p.ok()) {
     return p.status().message().rfind(path, 0) == 0 ? p.status() : p.status().WithPrefix(path);
   }
-  return LoadedProblem{std::move(s), std::move(p).value(), granularity, co->groups};
+  return LoadedProblem{std::move(s), std::move(p).value(), granularity, co->groups,
+                       std::move(source)};
 }
 
 int RunPlace(const PlaceArgs& a) {
@@ -209,10 +253,11 @@ int RunPlace(const PlaceArgs& a) {
     info.lower_bound_ms = lower;
     info.granularity = place::GranularityName(pr->granularity);
     if (!p.op_modules.empty()) {
-      Result<nlohmann::json> map = place::BuildDeviceMap(step.step, best->outcome.placement.device);
+      const std::vector<int> devices = StepDevices(*pr, best->outcome.placement.device);
+      Result<nlohmann::json> map = place::BuildDeviceMap(step.step, devices);
       if (map.ok()) {
         info.device_map = std::move(*map);
-        info.modules = place::ModuleSpans(step.step, best->outcome.placement.device, best->sim);
+        info.modules = place::ModuleSpans(step.step, devices, StepSim(*pr, best->sim));
       } else {
         info.device_map_note = map.status().message();
       }
@@ -233,7 +278,8 @@ int RunPlace(const PlaceArgs& a) {
     j["mode"] = mode;
     j["granularity"] = place::GranularityName(pr->granularity);
     j["colocation_groups"] = pr->groups;
-    j["batch"] = step.batch > 0 ? nlohmann::json(step.batch) : nlohmann::json();
+    j["batch"] = step.batch > 0 ? nlohmann::json(step.batch * a.microbatches) : nlohmann::json();
+    j["microbatches"] = a.microbatches;
     j["memory_bytes"] = p.total_mem_bytes();
     if (!std::isinf(p.device_mem_bytes[0])) j["device_mem_bytes"] = p.device_mem_bytes[0];
     j["lower_bound_ms"] = lower;
@@ -272,7 +318,13 @@ int RunPlace(const PlaceArgs& a) {
   std::fputs(fmt::format("granularity {}: {} colocation groups\n",
                          place::GranularityName(pr->granularity), pr->groups).c_str(), stdout);
   std::fputs(fmt::format("{} step{}: {:.2f} GiB in all\n", mode,
-                         step.batch > 0 ? fmt::format(", batch {}", step.batch) : "",
+                         step.batch > 0
+                             ? fmt::format(", batch {}", step.batch * a.microbatches) +
+                                   (a.microbatches > 1
+                                        ? fmt::format(" as {} micro-batches of {}",
+                                                      a.microbatches, step.batch)
+                                        : "")
+                             : "",
                          static_cast<double>(p.total_mem_bytes()) / (1ull << 30)).c_str(),
              stdout);
   std::fputs(fmt::format("lower bound {:.3f} ms (critical path {:.3f}, work/GPU {:.3f}, "
@@ -328,6 +380,11 @@ void SetupPlace(CLI::App& sub, int* exit_code) {
                  "or layer (whole blocks); default module for HF configs and ONNX models, "
                  "else op")
       ->check(CLI::IsMember({"op", "module", "layer"}));
+  sub.add_option("--microbatches", a->microbatches,
+                 "Split a training step's --batch into M micro-batches (GPipe / 1F1B): each "
+                 "forward and backward op runs once per micro-batch, updates once")
+      ->capture_default_str()
+      ->check(IntIn(1, place::kMaxMicrobatches));
   sub.add_option("--out", a->out, "Write the best placement as placement.json (with a "
                                   "device_map where ops come from modules)");
   sub.add_option("--trace", a->trace, "Write the best schedule as Chrome-trace JSON");

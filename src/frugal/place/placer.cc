@@ -30,6 +30,8 @@ constexpr RegistryRow<PlacerFn> kPlacers[] = {
      &PlaceMEtf},
     {"m-sct", "Baechi m-SCT: ETF with favorite children from an LP (CLP)", &PlaceMSct},
     {"metis", "k-way partition with METIS, then list scheduling", &PlaceMetis},
+    {"pipeline", "layer pipeline: contiguous stages by DP, 1F1B over micro-batches",
+     &PlacePipeline},
     {"pesto", "coarsen, MIP (CBC) warm-started from the best baseline, refine",
      &PlacePesto},
 };

@@ -51,7 +51,9 @@ Status PlacementProblem::Finalize() {
   if (n == 0) return InvalidArgument(name + ": graph has no ops");
   if (mem_bytes.size() != static_cast<size_t>(n) || color.size() != static_cast<size_t>(n) ||
       op_names.size() != static_cast<size_t>(n) ||
-      (!op_modules.empty() && op_modules.size() != static_cast<size_t>(n))) {
+      (!op_modules.empty() && op_modules.size() != static_cast<size_t>(n)) ||
+      (!op_phase.empty() && op_phase.size() != static_cast<size_t>(n)) ||
+      (!op_microbatch.empty() && op_microbatch.size() != static_cast<size_t>(n))) {
     return InvalidArgument(name + ": per-op vectors differ in length");
   }
   if (op_ids.size() != static_cast<size_t>(n)) {  // ids default to indices
@@ -246,6 +248,7 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph, const ProblemOptions
     p.time_ms.push_back(t);
     p.mem_bytes.push_back(m);
     p.color.push_back(op.color_class);
+    p.op_phase.push_back(op.phase);
   }
   for (const Edge& e : graph.edges) {
     p.edges.push_back({e.src, e.dst, e.bytes, e.measured_cost_ms});

@@ -38,6 +38,12 @@ struct PlacementProblem {
   // Per op, the framework module it comes from ("" = none), or empty when
   // the graph has no modules: names groups in errors, traces and device maps.
   std::vector<std::string> op_modules;
+  // Per op, its pass (forward / backward / optimizer), or empty when unknown.
+  std::vector<Phase> op_phase;
+  // Per op of a micro-batched step (microbatch.h), its micro-batch; -1 for
+  // ops shared by all (optimizer updates). Empty: one micro-batch.
+  std::vector<int> op_microbatch;
+  int num_microbatches = 1;
   std::vector<PlaceEdge> edges;
   std::vector<double> device_mem_bytes;  // per device; +inf = unlimited
   Topology topology;

@@ -16,6 +16,7 @@ Result<PlaceOutcome> PlaceMTopo(const PlacementProblem& p, const PlaceOptions& o
 Result<PlaceOutcome> PlaceMEtf(const PlacementProblem& p, const PlaceOptions& o);
 Result<PlaceOutcome> PlaceMSct(const PlacementProblem& p, const PlaceOptions& o);
 Result<PlaceOutcome> PlaceMetis(const PlacementProblem& p, const PlaceOptions& o);
+Result<PlaceOutcome> PlacePipeline(const PlacementProblem& p, const PlaceOptions& o);
 
 // Shared by expert and m-topo: walks the ops in topological order, each as
 // late as possible, and starts the next device once the ops so far carry
