@@ -4,8 +4,9 @@
     bench/place_modules.py [BUILD_DIR] [TIME_LIMIT_S]
 
 For ResNet-50 and MobileNet-V2 (ONNX exports of torchvision) and GPT-2
-medium (HF config), training steps on 4 A100s whose memory is cut to
-1.2 x the step's memory / 4, so that the model must be split: every method at
+medium (HF config), training steps split into 4 micro-batches on 4 A100s
+whose memory is cut to 1.2 x the step's memory / 4, so that the model must be
+split: every method (the layer pipeline with its 1F1B order among them) at
 --granularity op (the unconstrained problem: any op anywhere), module (the
 default: a module with its backward and update, parameter-free ops with their
 input) and layer (whole blocks). Per case: each method's makespan, the lower
@@ -33,7 +34,8 @@ MODELS = [
     ("gpt2_med", "models/hf/gpt2_med.json", ["--batch", "4", "--seq", "1024"],
      ["--hf-config", "models/hf/gpt2_med.json"]),
 ]
-METHODS = ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pesto"]
+METHODS = ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pipeline", "pesto"]
+MICROBATCHES = "4"
 
 
 def run(cmd):
@@ -41,12 +43,23 @@ def run(cmd):
     return r.returncode, r.stdout, r.stderr
 
 
-def split_backward(graph_json, placement):
+def split_backward(graph_json, placement, m):
+    """Backward / optimizer ops on another GPU than their forward op. With m
+    micro-batches the placement's nodes are the step's forward and backward
+    ops once per micro-batch (micro-batch-major), then the updates."""
     ops = json.load(open(graph_json))["ops"]
+    shared = [i for i, op in enumerate(ops) if op["phase"] == "optimizer"]
+    own = [i for i, op in enumerate(ops) if op["phase"] != "optimizer"]
+    node_of = {}  # (graph op, micro-batch) -> node index
+    for k in range(len(own) * m):
+        node_of[(own[k % len(own)], k // len(own))] = k
+    for j, i in enumerate(shared):
+        for r in range(m):
+            node_of[(i, r)] = len(own) * m + j
     dev = {n["index"]: n["device"] for n in placement["nodes"]}
-    return sum(1 for i, op in enumerate(ops)
+    return sum(1 for i, op in enumerate(ops) for r in range(m)
                if op["phase"] != "forward" and op["forward_op"] >= 0
-               and dev[i] != dev[op["forward_op"]])
+               and dev[node_of[(i, r)]] != dev[node_of[(op["forward_op"], r)]])
 
 
 def main():
@@ -54,11 +67,15 @@ def main():
     cases = []
     for name, model, sizes, check_args in MODELS:
         graph = os.path.join(tmp, name + "_step.json")
-        rc, _, err = run([FRUGAL, "graph", "convert", model, graph, "--train", *sizes])
+        mb_sizes = list(sizes)
+        mb_sizes[mb_sizes.index("--batch") + 1] = str(
+            int(mb_sizes[mb_sizes.index("--batch") + 1]) // int(MICROBATCHES))
+        rc, _, err = run([FRUGAL, "graph", "convert", model, graph, "--train", *mb_sizes])
         if rc != 0:
             sys.exit(f"place_modules: {err.strip()}")
         rc, out, err = run([FRUGAL, "place", model, "--train", *sizes, "--gpus", "1", "--gpu",
-                            GPU, "--method", "single", "--granularity", "op", "--json"])
+                            GPU, "--method", "single", "--granularity", "op",
+                            "--microbatches", MICROBATCHES, "--json"])
         if rc != 0:
             sys.exit(f"place_modules: {err.strip()}")
         mem_gb = 1.2 * json.loads(out)["memory_bytes"] / K / 2**30
@@ -67,6 +84,7 @@ def main():
             out_path = os.path.join(tmp, f"{name}_{gran}.json")
             rc, out, err = run([FRUGAL, "place", model, "--train", *sizes, "--gpus", str(K),
                                 "--gpu", GPU, "--mem-gb", f"{mem_gb:.6f}", "--granularity", gran,
+                                "--microbatches", MICROBATCHES,
                                 "--time-limit", LIMIT, "--json", "--out", out_path])
             case = {"model": name, "granularity": gran, "gpus": K, "mem_gb": mem_gb}
             if rc != 0:
@@ -80,7 +98,7 @@ def main():
                 "lower_bound_ms": d["lower_bound_ms"], "best": d["best"],
                 "makespan_ms": {m["name"]: m["makespan_ms"] for m in d["methods"]},
                 "pesto_seconds": next(m["seconds"] for m in d["methods"] if m["name"] == "pesto"),
-                "split_backward_ops": split_backward(graph, placement),
+                "split_backward_ops": split_backward(graph, placement, int(MICROBATCHES)),
             })
             if "device_map" in placement:
                 rc, out, err = run(["/usr/bin/python3", "tools/check_device_map.py", out_path,
@@ -130,6 +148,7 @@ def main():
             f" | — | — | {c['split_backward_ops']} | {verdict} |")
     table = "\n".join(lines)
     result = {"command": f"bench/place_modules.py {BUILD} {LIMIT}", "gpu": GPU, "gpus": K,
+              "microbatches": int(MICROBATCHES),
               "time_limit_s": float(LIMIT), "summary": summary, "cases": cases,
               "table_md": table}
     os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)

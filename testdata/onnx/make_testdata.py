@@ -26,6 +26,7 @@ conv_rank_mismatch.onnx  a Conv without kernel_shape whose 4-d weight meets
 convtranspose_flat_weight.onnx  a ConvTranspose with a 1-d weight.
 undefined_input.onnx  a Shape of a tensor nothing produces, feeding an If
                 (ONNX's inference dereferences the missing type).
+zero_stride.onnx  a MaxPool with a zero stride (inference divides by it).
 """
 
 import os
@@ -268,6 +269,13 @@ def bad_convs():
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     save(graph, "undefined_input.onnx")
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+                          strides=[1, 0])],
+        "zero_stride",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    save(graph, "zero_stride.onnx")
 
 
 if __name__ == "__main__":

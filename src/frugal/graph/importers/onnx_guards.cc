@@ -116,13 +116,31 @@ Status CheckDefined(const onnx::GraphProto& graph, std::set<std::string> names,
   return Status::Ok();
 }
 
-}  // namespace
-
-Status GuardUndefinedInputs(const onnx::GraphProto& graph, const std::string& path) {
-  return CheckDefined(graph, {}, path);
+// Attributes ONNX's inference divides by.
+Status CheckPositive(const onnx::GraphProto& graph, const std::string& path) {
+  for (const auto& node : graph.node()) {
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) FRUGAL_RETURN_IF_ERROR(CheckPositive(a.g(), path));
+      for (const auto& g : a.graphs()) FRUGAL_RETURN_IF_ERROR(CheckPositive(g, path));
+      if (!IsDefault(node.domain())) continue;
+      const std::string& n = a.name();
+      if (n != "strides" && n != "dilations" && n != "kernel_shape" && n != "blocksize") continue;
+      bool bad = a.type() == onnx::AttributeProto::INT && a.i() < 1;
+      for (int64_t v : a.ints()) bad = bad || v < 1;
+      if (!bad) continue;
+      const std::string name = node.name().empty() ? node.op_type() : node.name();
+      return InvalidArgument(path + ": op '" + name + "' (" + node.op_type() + "): attribute " +
+                             n + " has a value below 1");
+    }
+  }
+  return Status::Ok();
 }
 
-Status GuardConvKernelShapes(onnx::GraphProto* graph, const std::string& path) {
+}  // namespace
+
+Status GuardShapeInference(onnx::GraphProto* graph, const std::string& path) {
+  FRUGAL_RETURN_IF_ERROR(CheckDefined(*graph, {}, path));
+  FRUGAL_RETURN_IF_ERROR(CheckPositive(*graph, path));
   return Guard(graph, {}, path);
 }
 

@@ -14,19 +14,20 @@
 
 namespace frugal::importers {
 
-// Conv, ConvTranspose, ConvInteger and QLinearConv: a weight of rank below 3
-// is an error; ops without a kernel_shape attribute get one from their
-// weight's static shape (initializer, Constant or declared type), so that
-// inference compares its rank with the input's instead of indexing past it.
-// A weight whose shape is not declared is an error where inference would
-// need it (no kernel_shape, or ConvTranspose). Recurses into If / Loop / Scan
-// bodies. `path` prefixes errors.
-Status GuardConvKernelShapes(onnx::GraphProto* graph, const std::string& path);
-
-// Every node input names a tensor of the graph (a node output, initializer
-// or graph input) or of an enclosing graph; an undefined one is an error
-// naming the op (ONNX's inference dereferences its missing type).
-Status GuardUndefinedInputs(const onnx::GraphProto& graph, const std::string& path);
+// All guards, on `graph` and the If / Loop / Scan bodies inside it; `path`
+// prefixes errors:
+//  - every node input names a tensor of the graph (a node output,
+//    initializer or graph input) or of an enclosing one (inference
+//    dereferences a missing type);
+//  - strides, dilations, kernel_shape and blocksize are >= 1 (inference
+//    divides by them);
+//  - Conv, ConvTranspose, ConvInteger and QLinearConv: a weight of rank
+//    below 3 is an error; ops without a kernel_shape attribute get one from
+//    their weight's static shape (initializer, Constant or declared type), so
+//    that inference compares its rank with the input's instead of indexing
+//    past it; a weight whose shape is not declared is an error where
+//    inference would need it (no kernel_shape, or ConvTranspose).
+Status GuardShapeInference(onnx::GraphProto* graph, const std::string& path);
 
 }  // namespace frugal::importers
 

@@ -313,6 +313,8 @@ TEST(OnnxImporter, ConvWeightsInferenceWouldMisreadAreOneError) {
               {"op 'up' (ConvTranspose)", "weight 'w' has rank 1"});
   ExpectError(Import("testdata/onnx/undefined_input.onnx", 1),
               {"op 'shape' (Shape)", "input 'ghost' is not produced"});
+  ExpectError(Import("testdata/onnx/zero_stride.onnx", 1),
+              {"op 'pool' (MaxPool)", "attribute strides has a value below 1"});
 }
 
 }  // namespace
