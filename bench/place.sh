@@ -52,7 +52,7 @@ import glob, json, math, os, platform, sys
 tmp, out, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
 runs = [json.load(open(f)) for f in sorted(glob.glob(tmp + "/*.json"),
         key=lambda f: int(os.path.basename(f)[:-5]))]
-names = ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pesto"]
+names = ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pipeline", "pesto"]
 cases, ratios, never_worse, max_pesto_s = [], [], True, 0.0
 lines = ["| graph | K | topology | memory | LB ms | " + " | ".join(names) +
          " | pesto / LB | pesto s | MIP |",
