@@ -9,7 +9,7 @@ py() { python3 -c "$@" || fail "check failed: $1"; }
 
 # The method table.
 "$FRUGAL" place --method list >"$TMP/list" || fail "place --method list"
-for m in single expert heft m-topo m-etf m-sct metis pesto; do
+for m in single expert heft m-topo m-etf m-sct metis pipeline pesto; do
   grep -q "^  $m " "$TMP/list" || fail "--method list lacks $m"
 done
 
@@ -22,7 +22,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("methods", "lower_bound_ms", "best"): assert k in d, k
 names = [m["name"] for m in d["methods"]]
-assert names == ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pesto"], names
+assert names == ["single", "expert", "heft", "m-topo", "m-etf", "m-sct", "metis", "pipeline", "pesto"], names
 for m in d["methods"]:
     for k in ("name", "makespan_ms", "seconds", "status"): assert k in m, (m, k)
 ms = {m["name"]: m["makespan_ms"] for m in d["methods"]}
