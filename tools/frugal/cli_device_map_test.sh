@@ -11,7 +11,7 @@ py() { python3 -c "$@" || fail "check failed: $1"; }
 # Bad input first: these need no torch.
 expect_error 1 "--granularity: rows not in" place "$GPT2" --gpus 2 --gpu A100-SXM4-80GB --granularity rows
 expect_error 1 "needs module names" place testdata/place/diamond.json --gpus 2 --granularity module
-expect_error 1 "module 'wte' (op 0 'wte' and its colocated ops) need" place "$GPT2" --batch 2 --seq 64 --train --gpus 2 \
+expect_error 1 "modules 'wte', 'lm_head' (op 0 'wte' and its colocated ops) need" place "$GPT2" --batch 2 --seq 64 --train --gpus 2 \
   --gpu A100-SXM4-80GB --mem-gb 0.0002
 
 expect_error 1 "--microbatches 3 does not divide --batch 8" place "$GPT2" --batch 8 --seq 64 \

@@ -35,6 +35,44 @@ int Find(std::vector<int>& parent, int x) {
 
 std::string GiB(double bytes) { return fmt::format("{:.3f} GiB", bytes / (1 << 30)); }
 
+// The longest run of leading dot-separated components `a` and `b` share.
+std::string EnclosingBoth(const std::string& a, const std::string& b) {
+  size_t end = 0;
+  for (size_t i = 0;; ++i) {
+    const bool a_end = i == a.size(), b_end = i == b.size();
+    if ((a_end || a[i] == '.') && (b_end || b[i] == '.')) {
+      if (a.compare(0, i, b, 0, i) != 0) break;
+      end = i;
+    }
+    if (a_end || b_end || a[i] != b[i]) break;
+  }
+  return a.substr(0, end);
+}
+
+
+// "module 'h.3' (" for a group whose ops' modules all lie in h.3 (a block at
+// --granularity layer), "modules 'wte', 'lm_head' (" for modules without a
+// common one (tied weights), "" without modules.
+std::string GroupModules(const std::vector<std::string>& op_modules, const std::vector<int>& ops) {
+  std::string module;
+  std::vector<std::string> distinct;
+  for (int i : ops) {
+    if (op_modules.empty() || op_modules[i].empty()) continue;
+    module = distinct.empty() ? op_modules[i] : EnclosingBoth(module, op_modules[i]);
+    if (std::find(distinct.begin(), distinct.end(), op_modules[i]) == distinct.end()) {
+      distinct.push_back(op_modules[i]);
+    }
+  }
+  if (!module.empty()) return "module '" + module + "' (";
+  if (distinct.empty()) return "";
+  std::string list;
+  for (size_t k = 0; k < distinct.size() && k < 3; ++k) {
+    list += (k ? ", '" : "'") + distinct[k] + "'";
+  }
+  if (distinct.size() > 3) list += ", ...";
+  return "modules " + list + " (";
+}
+
 }  // namespace
 
 Status PlacementProblem::Finalize() {
@@ -190,13 +228,7 @@ Status PlacementProblem::Finalize() {
   for (int g = 0; g < num_groups; ++g) {
     if (static_cast<double>(group_mem_bytes[g]) > max_cap) {
       int op = group_ops[g][0];
-      std::string module;
-      for (int i : group_ops[g]) {
-        if (!op_modules.empty() && !op_modules[i].empty()) {
-          module = "module '" + op_modules[i] + "' (";
-          break;
-        }
-      }
+      const std::string module = GroupModules(op_modules, group_ops[g]);
       return InvalidArgument(fmt::format(
           "{}: memory too small for any placement: {}op {} '{}' and its colocated ops{} need "
           "{} but a device has {}",

@@ -29,6 +29,20 @@ TEST(Problem, RepairGroupMemoryMovesTheSmallestGroupsThatHoldMemory) {
   EXPECT_FALSE(RepairGroupMemory(q, &none));
 }
 
+TEST(Problem, AGroupTooLargeForAnyGpuNamesItsModule) {
+  // Three ops of block h.0 in one group (10 bytes each) on GPUs of 25.
+  PlacementProblem p = testing::MakeProblem({1, 1, 1, 1}, {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}}, 2,
+                                            25, {10, 10, 10, 1}, "nvlink", {0, 0, 0, -1});
+  p.op_modules = {"h.0.attn.q", "h.0.attn.k", "h.0.mlp", "lm_head"};
+  Status st = p.Finalize();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("module 'h.0' (op 0"), std::string::npos) << st.message();
+  p.op_modules = {"wte", "lm_head", "lm_head", ""};  // tied: no common module
+  st = p.Finalize();
+  EXPECT_NE(st.message().find("modules 'wte', 'lm_head' (op 0"), std::string::npos)
+      << st.message();
+}
+
 TEST(Problem, BuildsFromProfiledGraph) {
   auto g = ImportGraph("testdata/place/diamond.json");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
