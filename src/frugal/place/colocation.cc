@@ -74,6 +74,9 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
                              "paths (no op owns a parameter under one); use --granularity op");
     }
     const auto in_edges = graph.InEdges();
+    FRUGAL_ASSIGN_OR_RETURN(std::vector<int> order, graph.TopologicalOrder());
+    std::vector<int> pos(n);
+    for (int k = 0; k < n; ++k) pos[order[k]] = k;
     std::map<std::string, int> first_of_module, first_of_param, first_of_block;
     for (int i = 0; i < n; ++i) {
       const Op& op = graph.ops[i];
@@ -90,8 +93,14 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
         auto [it, added] = first_of_module.emplace(c.module[i], i);
         if (!added) join(i, it->second);
       } else if (!in_edges[i].empty()) {
-        // The producer of the first input: edges are added input by input.
-        join(i, graph.edges[in_edges[i].front()].src);
+        // The producer of the input made last: a residual add follows its
+        // branch, not the residual stream (which would chain every layer's
+        // adds into one group).
+        int last = graph.edges[in_edges[i].front()].src;
+        for (int e : in_edges[i]) {
+          if (pos[graph.edges[e].src] > pos[last]) last = graph.edges[e].src;
+        }
+        join(i, last);
       }
       if (g == Granularity::kLayer) {
         const std::string block = BlockKey(c.module[i]);

@@ -6,8 +6,9 @@
 //  - kModule: what PyTorch's autograd and module.to() impose. A module that
 //    owns parameters is placed whole; a backward op and an optimizer update
 //    run where their forward op ran; an op without parameters (a view, an
-//    activation, a residual add) runs where its first input was produced, as
-//    PyTorch runs an op on its inputs' device; ops that read one parameter
+//    activation, a residual add) runs where its last-made input was produced
+//    (PyTorch runs an op on its inputs' device; a residual add follows its
+//    branch, not the residual stream); ops that read one parameter
 //    (tied embeddings) share a GPU.
 //  - kLayer: kModule, and every op of one repeated block ("h.3",
 //    "layer1.0") on one GPU, as accelerate's no_split_module_classes.

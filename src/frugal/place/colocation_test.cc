@@ -69,6 +69,21 @@ TEST(Colocate, ModuleGranularityFollowsAutogradInputsAndTiedWeights) {
   EXPECT_EQ(c->module[s.grad], "h.0.fc");
 }
 
+TEST(Colocate, AResidualAddFollowsItsBranchNotTheStream) {
+  OpGraph g;
+  g.source_format = "hf";
+  const int fc0 = AddOp(g, "h.0.fc", "h.0.fc.weight");
+  const int fc1 = AddOp(g, "h.1.fc", "h.1.fc.weight");
+  const int add = AddOp(g, "h.1.residual");
+  g.AddEdge(fc0, fc1, 16);
+  g.AddEdge(fc0, add, 16);  // the stream, listed first
+  g.AddEdge(fc1, add, 16);  // the branch
+  Result<Colocation> c = Colocate(g, Granularity::kModule);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->color[add], c->color[fc1]);
+  EXPECT_NE(c->color[fc0], c->color[fc1]);
+}
+
 TEST(Colocate, LayerGranularityKeepsBlocksWhole) {
   Slice s;
   Result<Colocation> c = Colocate(s.g, Granularity::kLayer);
