@@ -22,13 +22,6 @@ std::string FirstParamModule(const Op& op) {
   return "";
 }
 
-bool OwnsParameters(const Op& op) {
-  for (const TensorInfo& t : op.inputs) {
-    if (t.role == TensorRole::kParameter) return true;
-  }
-  return false;
-}
-
 // The module path an op's own name gives, and the module it owns when it
 // holds parameters ("" when neither is known).
 struct NamedPath {
@@ -96,6 +89,13 @@ std::string ScopeToModulePath(std::string_view name) {
   std::string path;
   for (const std::string& p : parts) path += (path.empty() ? "" : ".") + p;
   return path;
+}
+
+bool OwnsParameters(const Op& op) {
+  for (const TensorInfo& t : op.inputs) {
+    if (t.role == TensorRole::kParameter) return true;
+  }
+  return false;
 }
 
 ModuleMap MapModules(const OpGraph& graph) {

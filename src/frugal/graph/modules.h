@@ -37,6 +37,10 @@ std::string ScopeToModulePath(std::string_view name);
 // REQUIRES: forward_op indices valid or -1.
 ModuleMap MapModules(const OpGraph& graph);
 
+// Whether `op` reads a trainable parameter (it is, or is in, a module that
+// owns parameters).
+bool OwnsParameters(const Op& op);
+
 }  // namespace frugal
 
 #endif  // FRUGAL_GRAPH_MODULES_H_

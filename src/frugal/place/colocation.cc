@@ -22,13 +22,6 @@ struct UnionFind {
   }
 };
 
-bool OwnsParameters(const Op& op) {
-  for (const TensorInfo& t : op.inputs) {
-    if (t.role == TensorRole::kParameter) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const char* GranularityName(Granularity g) {
