@@ -21,6 +21,7 @@ expect_error 1 "--microbatches needs a training step" place "$GPT2" --batch 8 --
 expect_error 1 "--microbatches needs --batch" place testdata/place/diamond.json --gpus 2 \
   --microbatches 2
 expect_error 1 "--microbatches: " place "$GPT2" --gpus 2 --microbatches 0
+expect_error 2 "cannot apply to --method list" place --method list --granularity layer
 
 # The layer pipeline over 4 micro-batches: 1F1B on contiguous stages, scored
 # like every method; pesto starts from it, so it is never worse.
@@ -100,6 +101,17 @@ for bad in no_head:"is covered by 0" ghost:"not a module" early:"before its inpu
   /usr/bin/python3 "$CHECK" "$TMP/$f.json" --hf-config "$GPT2" >"$TMP/check" &&
     fail "checker accepted $f"
   grep -q "$needle" "$TMP/check" || fail "checker on $f lacks '$needle': $(cat "$TMP/check")"
+done
+
+# The checker's own bad input: a missing file, garbage, a placement without a map.
+printf 'not json' >"$TMP/garbage.json"
+echo '{"nodes": []}' >"$TMP/nomap.json"
+for bad in "$TMP/missing.json" "$TMP/garbage.json" "$TMP/nomap.json"; do
+  /usr/bin/python3 "$CHECK" "$bad" --hf-config "$GPT2" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "checker on $bad: exit $rc, want 1"
+  [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "$bad" "$TMP/err" ||
+    fail "checker on $bad: want one line naming the file: $(cat "$TMP/err")"
 done
 
 # Op granularity may split a module from its backward: no device map, and a note why.

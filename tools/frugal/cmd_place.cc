@@ -88,6 +88,7 @@ struct LoadedProblem {
   int groups = 0;  // colocation groups of two ops or more
   // Micro-batched: per op of the problem, the op of step.step it copies.
   std::vector<int> source;
+  ModuleMap modules;  // step.step's
 };
 
 // Per op of the step graph, the GPU of (its first copy in) the problem.
@@ -167,7 +168,7 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
   Result<place::Colocation> co = place::Colocate(g, granularity);
   if (!co.ok()) return co.status().WithPrefix(path);
   for (int i = 0; i < g.num_ops(); ++i) g.ops[i].color_class = co->color[i];
-  if (MapModules(g).has_modules()) po.op_modules = co->module;
+  if (co->modules.has_modules()) po.op_modules = co->modules.module_of_op;
   Result<place::PlacementProblem> p = place::BuildProblem(g, po);
   std::vector<int> source;
   if (p.ok() && a.microbatches > 1) {
@@ -178,11 +179,16 @@ Result<LoadedProblem> LoadProblem(const PlaceArgs& a) {
     return p.status().message().rfind(path, 0) == 0 ? p.status() : p.status().WithPrefix(path);
   }
   return LoadedProblem{std::move(s), std::move(p).value(), granularity, co->groups,
-                       std::move(source)};
+                       std::move(source), std::move(co->modules)};
 }
 
 int RunPlace(const PlaceArgs& a) {
-  if (a.method == "list") return ListMethods(a.json);
+  if (a.method == "list") {
+    if (!a.granularity.empty() || a.microbatches != 1) {
+      return ReportUsage("--granularity and --microbatches cannot apply to --method list");
+    }
+    return ListMethods(a.json);
+  }
   if (a.model.model.empty()) return ReportUsage("GRAPH is required");
   if (a.gpus == 0) return ReportUsage("--gpus K is required");
   if (a.method != "all" && !FindRow(place::Placers(), a.method)) {
@@ -254,10 +260,11 @@ int RunPlace(const PlaceArgs& a) {
     info.granularity = place::GranularityName(pr->granularity);
     if (!p.op_modules.empty()) {
       const std::vector<int> devices = StepDevices(*pr, best->outcome.placement.device);
-      Result<nlohmann::json> map = place::BuildDeviceMap(step.step, devices);
+      Result<nlohmann::json> map = place::BuildDeviceMap(step.step, pr->modules, devices);
       if (map.ok()) {
         info.device_map = std::move(*map);
-        info.modules = place::ModuleSpans(step.step, devices, StepSim(*pr, best->sim));
+        info.modules =
+            place::ModuleSpans(step.step, pr->modules, devices, StepSim(*pr, best->sim));
       } else {
         info.device_map_note = map.status().message();
       }

@@ -48,9 +48,10 @@ Granularity DefaultGranularity(const OpGraph& graph) {
 
 Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
   const int n = graph.num_ops();
-  const ModuleMap modules = MapModules(graph);
   Colocation c;
-  c.module = modules.module_of_op;
+  c.modules = MapModules(graph);
+  const ModuleMap& modules = c.modules;
+  const std::vector<std::string>& module_of = modules.module_of_op;
   UnionFind uf(n);
   auto join = [&](int a, int b) { uf.Join(a, b); };
   // The graph's own classes hold at every granularity.
@@ -83,7 +84,7 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
         if (!added) join(i, it->second);
       }
       if (OwnsParameters(op)) {
-        auto [it, added] = first_of_module.emplace(c.module[i], i);
+        auto [it, added] = first_of_module.emplace(module_of[i], i);
         if (!added) join(i, it->second);
       } else if (!in_edges[i].empty()) {
         // The producer of the input made last: a residual add follows its
@@ -96,7 +97,7 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
         join(i, last);
       }
       if (g == Granularity::kLayer) {
-        const std::string block = BlockKey(c.module[i]);
+        const std::string block = BlockKey(module_of[i]);
         if (block.empty()) continue;
         auto [it, added] = first_of_block.emplace(block, i);
         if (!added) join(i, it->second);

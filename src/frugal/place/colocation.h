@@ -39,7 +39,7 @@ Granularity DefaultGranularity(const OpGraph& graph);
 
 struct Colocation {
   std::vector<int64_t> color;         // per op; -1 = free; equal = one GPU
-  std::vector<std::string> module;    // per op: its module ("" = none / root)
+  ModuleMap modules;                  // the graph's modules (modules.h)
   int groups = 0;                     // distinct colors
 };
 

@@ -66,7 +66,7 @@ TEST(Colocate, ModuleGranularityFollowsAutogradInputsAndTiedWeights) {
   EXPECT_EQ(col[s.head], col[s.wte]);
   // Distinct modules stay free of each other.
   EXPECT_NE(col[s.ln], col[s.fc0]);
-  EXPECT_EQ(c->module[s.grad], "h.0.fc");
+  EXPECT_EQ(c->modules.module_of_op[s.grad], "h.0.fc");
 }
 
 TEST(Colocate, AResidualAddFollowsItsBranchNotTheStream) {

@@ -30,8 +30,8 @@ std::string FrameworkModuleName(const OpGraph& graph, const std::string& module)
   return graph.module_prefix + module;
 }
 
-Result<nlohmann::json> BuildDeviceMap(const OpGraph& graph, const std::vector<int>& device) {
-  const ModuleMap modules = MapModules(graph);
+Result<nlohmann::json> BuildDeviceMap(const OpGraph& graph, const ModuleMap& modules,
+                                      const std::vector<int>& device) {
   if (!modules.has_modules()) {
     return InvalidArgument(graph.name + ": no device map: op names are not module paths");
   }
@@ -73,9 +73,8 @@ Result<nlohmann::json> BuildDeviceMap(const OpGraph& graph, const std::vector<in
   return map;
 }
 
-nlohmann::json ModuleSpans(const OpGraph& graph, const std::vector<int>& device,
-                           const SimResult& sim) {
-  const ModuleMap modules = MapModules(graph);
+nlohmann::json ModuleSpans(const OpGraph& graph, const ModuleMap& modules,
+                           const std::vector<int>& device, const SimResult& sim) {
   std::map<std::string, int> index;
   nlohmann::json spans = nlohmann::json::array();
   for (int i = 0; i < graph.num_ops() && i < static_cast<int>(sim.ops.size()); ++i) {

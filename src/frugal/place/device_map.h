@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/base/status.h"
+#include "frugal/graph/modules.h"
 #include "frugal/graph/op_graph.h"
 #include "frugal/place/simulator.h"
 
@@ -21,14 +22,16 @@ namespace frugal::place {
 // `device`: per op of `graph`, its GPU. An ordered JSON object; an
 // InvalidArgument naming the module when one module's ops sit on two GPUs
 // (a placement at --granularity op), or when the graph has no modules.
-Result<nlohmann::json> BuildDeviceMap(const OpGraph& graph, const std::vector<int>& device);
+// `modules`: MapModules(graph).
+Result<nlohmann::json> BuildDeviceMap(const OpGraph& graph, const ModuleMap& modules,
+                                      const std::vector<int>& device);
 
 // Per module that owns parameters, in forward order: its framework name,
 // GPU, and the start of its first and the end of its last forward op in
 // `sim` (what tools/check_device_map.py replays against the real module
 // graph). REQUIRES: sim has per-op times; device as above.
-nlohmann::json ModuleSpans(const OpGraph& graph, const std::vector<int>& device,
-                           const SimResult& sim);
+nlohmann::json ModuleSpans(const OpGraph& graph, const ModuleMap& modules,
+                           const std::vector<int>& device, const SimResult& sim);
 
 // The framework's name of module path `module` of `graph` (module_prefix
 // applied outside the task head).
