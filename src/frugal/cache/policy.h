@@ -18,17 +18,36 @@
 
 namespace frugal::cache {
 
+// Told of every change to a policy's resident set: Admitted when an object
+// becomes resident, Dropped when it leaves (evicted, deleted, shrunk away).
+// The mount keeps its cache files in step through it; the simulator has none.
+class ResidencyObserver {
+ public:
+  virtual ~ResidencyObserver() = default;
+  virtual void Admitted(uint32_t obj, int64_t size) = 0;
+  virtual void Dropped(uint32_t obj) = 0;
+};
+
 struct PolicyOptions {
   int64_t capacity_bytes = 0;        // REQUIRES: > 0
   const RequestTrace* trace = nullptr;  // REQUIRES: non-null, outlives the policy
   uint64_t seed = 1;
+  // Object ids the policy can see: 0 = trace->objects.size() (a loaded
+  // trace). An online cache (the mount) whose trace grows sets its bound.
+  int64_t object_slots = 0;
+  ResidencyObserver* observer = nullptr;  // optional; outlives the policy
+
+  size_t slots() const {
+    return static_cast<size_t>(object_slots > 0 ? object_slots
+                                                : static_cast<int64_t>(trace->objects.size()));
+  }
 };
 
 class CachePolicy {
  public:
   explicit CachePolicy(const PolicyOptions& o)
       : capacity_(o.capacity_bytes), trace_(*o.trace),
-        resident_(o.trace->objects.size(), kAbsent) {}
+        observer_(o.observer), resident_(o.slots(), kAbsent) {}
   virtual ~CachePolicy() = default;
   CachePolicy(const CachePolicy&) = delete;
   CachePolicy& operator=(const CachePolicy&) = delete;
@@ -58,10 +77,12 @@ class CachePolicy {
     resident_[obj] = size;
     used_ += size;
     admitted_ += size;
+    if (observer_ != nullptr) observer_->Admitted(obj, size);
   }
   void DropResident(uint32_t obj) {
     used_ -= resident_[obj];
     resident_[obj] = kAbsent;
+    if (observer_ != nullptr) observer_->Dropped(obj);
   }
   // Updates a resident object's size (a write grew it).
   void ResizeResident(uint32_t obj, int64_t size) {
@@ -75,6 +96,7 @@ class CachePolicy {
   int64_t admitted_ = 0;
 
  private:
+  ResidencyObserver* observer_;
   std::vector<int64_t> resident_;
 };
 

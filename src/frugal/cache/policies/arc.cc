@@ -23,8 +23,8 @@ enum class Where : uint8_t { kNone, kT1, kT2, kB1, kB2 };
 class Arc : public CachePolicy {
  public:
   Arc(const PolicyOptions& o, ArcGhostTrim trim)
-      : CachePolicy(o), trim_(trim), arena_(o.trace->objects.size()), where_(o.trace->objects.size(), Where::kNone),
-        ghost_size_(o.trace->objects.size(), 0),
+      : CachePolicy(o), trim_(trim), arena_(o.slots()), where_(o.slots(), Where::kNone),
+        ghost_size_(o.slots(), 0),
         t1_(&arena_), t2_(&arena_), b1_(&arena_), b2_(&arena_) {}
 
   bool Access(const Request& r, int64_t) override {

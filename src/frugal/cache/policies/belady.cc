@@ -28,7 +28,7 @@ constexpr int kLookahead = 64;  // future reads examined per access
 class Belady : public CachePolicy {
  public:
   explicit Belady(const PolicyOptions& o)
-      : CachePolicy(o), key_(o.trace->objects.size(), kNever) {}
+      : CachePolicy(o), key_(o.slots(), kNever) {}
 
   bool Access(const Request& r, int64_t index) override {
     const uint32_t x = r.obj;

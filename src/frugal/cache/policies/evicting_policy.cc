@@ -16,7 +16,7 @@ bool EvictingPolicy::Access(const Request& r, int64_t index) {
 }
 
 QueuePolicy::QueuePolicy(const PolicyOptions& o)
-    : EvictingPolicy(o), arena_(o.trace->objects.size()), queue_(&arena_) {}
+    : EvictingPolicy(o), arena_(o.slots()), queue_(&arena_) {}
 
 void QueuePolicy::Delete(uint32_t obj) {
   if (!Resident(obj)) return;

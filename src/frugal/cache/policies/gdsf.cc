@@ -15,8 +15,8 @@ using GdsfKey = std::tuple<double, int64_t, uint32_t>;  // priority, stamp, obje
 class Gdsf : public OrderedPolicy<GdsfKey> {
  public:
   explicit Gdsf(const PolicyOptions& o)
-      : OrderedPolicy(o), freq_(o.trace->objects.size(), 0), prio_(o.trace->objects.size(), 0),
-        stamp_(o.trace->objects.size(), 0) {}
+      : OrderedPolicy(o), freq_(o.slots(), 0), prio_(o.slots(), 0),
+        stamp_(o.slots(), 0) {}
 
  protected:
   GdsfKey KeyOf(uint32_t x) const override { return {prio_[x], stamp_[x], x}; }

@@ -14,7 +14,7 @@ using LfuKey = std::tuple<int64_t, int64_t, uint32_t>;  // frequency, last acces
 class Lfu : public OrderedPolicy<LfuKey> {
  public:
   explicit Lfu(const PolicyOptions& o)
-      : OrderedPolicy(o), freq_(o.trace->objects.size(), 0), last_(o.trace->objects.size(), 0) {}
+      : OrderedPolicy(o), freq_(o.slots(), 0), last_(o.slots(), 0) {}
 
  protected:
   LfuKey KeyOf(uint32_t x) const override { return {freq_[x], last_[x], x}; }

@@ -42,8 +42,8 @@ struct ObjState {
 class Lrb : public ResizingPolicy {
  public:
   explicit Lrb(const PolicyOptions& o)
-      : ResizingPolicy(o), objs_(o.trace->objects.size()),
-        residents_(o.trace->objects.size(), o.seed ^ 0x1b5), model_({30, 6, 0.3, o.seed}) {}
+      : ResizingPolicy(o), objs_(o.slots()),
+        residents_(o.slots(), o.seed ^ 0x1b5), model_({30, 6, 0.3, o.seed}) {}
 
   bool Access(const Request& r, int64_t index) override {
     Observe(r, index);

@@ -22,9 +22,9 @@ enum class Where : uint8_t { kNone, kSmall, kMain, kGhost };
 class S3Fifo : public CachePolicy {
  public:
   explicit S3Fifo(const PolicyOptions& o)
-      : CachePolicy(o), arena_(o.trace->objects.size()),
-        where_(o.trace->objects.size(), Where::kNone), freq_(o.trace->objects.size(), 0),
-        ghost_size_(o.trace->objects.size(), 0), small_(&arena_), main_(&arena_),
+      : CachePolicy(o), arena_(o.slots()),
+        where_(o.slots(), Where::kNone), freq_(o.slots(), 0),
+        ghost_size_(o.slots(), 0), small_(&arena_), main_(&arena_),
         ghost_(&arena_) {
     small_cap_ = static_cast<int64_t>(static_cast<double>(capacity_) * kSmallRatio);
     main_cap_ = capacity_ - small_cap_;

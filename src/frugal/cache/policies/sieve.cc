@@ -12,7 +12,7 @@ namespace {
 
 class Sieve : public QueuePolicy {
  public:
-  explicit Sieve(const PolicyOptions& o) : QueuePolicy(o), visited_(o.trace->objects.size(), 0) {}
+  explicit Sieve(const PolicyOptions& o) : QueuePolicy(o), visited_(o.slots(), 0) {}
 
  protected:
   void OnHit(const Request& r, int64_t) override { visited_[r.obj] = 1; }

@@ -140,9 +140,9 @@ struct PatternStats {
 class SmartCache : public ResizingPolicy {
  public:
   explicit SmartCache(const PolicyOptions& o)
-      : ResizingPolicy(o), files_(o.trace->objects.size()),
-        residents_(o.trace->objects.size(), o.seed ^ 0x5ca1ab1e),
-        costs_(o.trace->objects.size(), kCostCensorUs, kNeverCost),
+      : ResizingPolicy(o), files_(o.slots()),
+        residents_(o.slots(), o.seed ^ 0x5ca1ab1e),
+        costs_(o.slots(), kCostCensorUs, kNeverCost),
         live_model_({30, 6, 0.3, o.seed}), cost_model_({40, 6, 0.3, o.seed + 3}),
         reuse_model_({30, 6, 0.3, o.seed + 1}), ttl_model_({30, 6, 0.3, o.seed + 2}) {
     for (size_t i = 0; i < files_.size(); ++i) SetPath(static_cast<uint32_t>(i), o.trace->objects[i].path);

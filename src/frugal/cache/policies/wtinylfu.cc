@@ -53,8 +53,8 @@ enum class Where : uint8_t { kNone, kWindow, kProbation, kProtected };
 class WTinyLfu : public CachePolicy {
  public:
   explicit WTinyLfu(const PolicyOptions& o)
-      : CachePolicy(o), arena_(o.trace->objects.size()),
-        where_(o.trace->objects.size(), Where::kNone), sketch_(o.trace->objects.size()),
+      : CachePolicy(o), arena_(o.slots()),
+        where_(o.slots(), Where::kNone), sketch_(o.slots()),
         window_(&arena_), probation_(&arena_), protected_(&arena_) {
     window_cap_ = std::max<int64_t>(capacity_ / 100, 1);
     main_cap_ = capacity_ - window_cap_;
