@@ -294,6 +294,8 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   CLI::App* list = sub.add_subcommand("list", "List policies, generator presets and trace formats");
   list->add_flag("--json", *list_json, "Machine-readable output");
   list->callback([list_json, exit_code] { *exit_code = RunList(*list_json); });
+
+  AddCacheMount(sub, exit_code);
 }
 
 }  // namespace frugal::cli

@@ -21,6 +21,8 @@ void SetupPredict(CLI::App& sub, int* exit_code);
 void SetupAdvise(CLI::App& sub, int* exit_code);
 void SetupPlace(CLI::App& sub, int* exit_code);
 void SetupCache(CLI::App& sub, int* exit_code);
+// `cache mount` and `cache stats`, added by SetupCache (cmd_cache_mount.cc).
+void AddCacheMount(CLI::App& cache, int* exit_code);
 void SetupShare(CLI::App& sub, int* exit_code);
 
 }  // namespace frugal::cli
