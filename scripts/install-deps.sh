@@ -19,6 +19,7 @@ PACKAGES=(
   libbenchmark-dev
   clang libclang-rt-14-dev
   python3-torch python3-torchvision  # tools/check_device_map.py in cli_device_map_test
+  libfuse3-dev fuse3  # frugal cache mount; cli_cache_mount_test
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -329,6 +330,9 @@ Status RunMount(MountOptions m) {
                            ": mount failed (needs /dev/fuse and fusermount3, or root)");
   }
   fuse_session* se = fuse_get_session(f);
+  // libfuse leaves an ignored signal ignored, and a shell starts background
+  // jobs with SIGINT ignored: `frugal cache mount ... &` must still stop on it.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
   if (fuse_set_signal_handlers(se) != 0) {
     fuse_unmount(f);
     fuse_destroy(f);
