@@ -104,6 +104,7 @@ struct CostRow {
 };
 
 struct FileState {
+  bool has_path = false;  // SetPath ran (an online trace names files as they appear)
   int64_t first_us = -1;
   int64_t last_us = -1;
   int64_t first_index = -1;
@@ -145,7 +146,8 @@ class SmartCache : public ResizingPolicy {
         costs_(o.slots(), kCostCensorUs, kNeverCost),
         live_model_({30, 6, 0.3, o.seed}), cost_model_({40, 6, 0.3, o.seed + 3}),
         reuse_model_({30, 6, 0.3, o.seed + 1}), ttl_model_({30, 6, 0.3, o.seed + 2}) {
-    for (size_t i = 0; i < files_.size(); ++i) SetPath(static_cast<uint32_t>(i), o.trace->objects[i].path);
+    const size_t known = std::min(files_.size(), o.trace->objects.size());
+    for (size_t i = 0; i < known; ++i) SetPath(static_cast<uint32_t>(i), o.trace->objects[i].path);
   }
 
   bool Access(const Request& r, int64_t index) override {
@@ -213,6 +215,7 @@ class SmartCache : public ResizingPolicy {
  private:
   void SetPath(uint32_t x, const std::string& path) {
     FileState& f = files_[x];
+    f.has_path = true;
     f.pattern = interner_.Id(PathInterner::Pattern(path));
     f.ext = interner_.Id("." + PathInterner::Extension(path));
     f.temp = path.find(".temp") != std::string::npos || path.find("/tmp/") != std::string::npos;
@@ -317,6 +320,7 @@ class SmartCache : public ResizingPolicy {
 
   // Labels, state, prediction and training for one access.
   void Observe(const Request& r, int64_t index) {
+    if (!files_[r.obj].has_path) SetPath(r.obj, trace_.objects[r.obj].path);
     const int64_t now = r.time_us;
     CompleteUpTo(now);
     costs_.Advance(now, [&](CostRow& row, double cost) { CostLabel(row, cost); });

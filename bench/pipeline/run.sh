@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The Dask preprocessing job (job.py) through `frugal cache mount`, measured.
+# A deterministic corpus (corpus.py) sits in REMOTE_DIR; the mount throttles
+# it to an object-store-like link (--mbps MB/s per direction and --latency-ms
+# per request: an emulation on a local disk, see docs/cache.md). Each
+# configuration runs the job twice (day 1, day 2: a daily re-run) on a cold
+# cache and is timed end to end:
+#   none            capacity 1 byte: the same FUSE path, nothing cached (run
+#                   first and again last, to show the machine's drift)
+#   POLICY x SIZE   lru s3fifo sieve lrb glcache smartcache (those registered)
+#                   at 5 % and 20 % of the bytes the job touches (the
+#                   footprint of the first run's recorded trace)
+# Every mounted run records its trace; the first one is replayed by
+# `cache simulate` with the same policies and sizes, so simulated and
+# measured speed-ups stand side by side. Writes bench/results/pipeline.json.
+# Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100]
+#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=build
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
+MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mb) MB="$2"; shift 2 ;;
+    --mbps) MBPS="$2"; shift 2 ;;
+    --latency-ms) LAT="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --policies) POLICIES="$2"; shift 2 ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST]" >&2; exit 2 ;;
+  esac
+done
+FRUGAL="$BUILD/tools/frugal/frugal"
+PY=/usr/bin/python3
+[ -c /dev/fuse ] || { echo "bench/pipeline: no /dev/fuse" >&2; exit 1; }
+$PY -c "import dask.distributed, pandas, partd" || { echo "bench/pipeline: needs python3-dask python3-distributed python3-pandas python3-partd" >&2; exit 1; }
+KNOWN="$("$FRUGAL" cache list --json | $PY -c 'import json,sys; print(" ".join(r["name"] for r in json.load(sys.stdin)["policies"]))')"
+P=""
+for p in $POLICIES; do case " $KNOWN " in *" $p "*) P="$P $p" ;; *) echo "bench/pipeline: skipping unregistered policy $p" >&2 ;; esac; done
+[ -n "$WORK" ] || WORK="$(mktemp -d /tmp/frugal-pipeline.XXXXXX)"
+R="$WORK/remote" M="$WORK/mnt" C="$WORK/cache" T="$WORK/traces"
+mkdir -p "$M" "$C" "$T"
+DAEMON=""
+cleanup() { [ -n "$DAEMON" ] && kill -TERM "$DAEMON" 2>/dev/null; mountpoint -q "$M" && fusermount3 -uz "$M"; true; }
+trap cleanup EXIT
+[ -d "$R/raw" ] || $PY bench/pipeline/corpus.py "$R" --mb "$MB" >&2
+
+run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
+  local name="$1" policy="$2" cap="$3"
+  rm -rf "$R/shards" "$R/tmp"
+  "$FRUGAL" cache mount "$R" "$M" --cache-dir "$C" --capacity "$cap" --policy "$policy" --quiet \
+    --remote-mbps "$MBPS" --remote-latency-ms "$LAT" --trace-out "$T/$name.frt" &
+  DAEMON=$!
+  for _ in $(seq 100); do [ -e "$M/.frugal-stats" ] && break; sleep 0.1; done
+  local t0 t1
+  t0=$(date +%s.%N)
+  $PY bench/pipeline/job.py "$M" --day 1 >"$T/$name.day1.json" 2>"$T/$name.log"
+  $PY bench/pipeline/job.py "$M" --day 2 >"$T/$name.day2.json" 2>>"$T/$name.log"
+  t1=$(date +%s.%N)
+  kill -TERM "$DAEMON"; wait "$DAEMON"; DAEMON=""
+  cp "$C/stats.json" "$T/$name.stats.json"
+  echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >"$T/$name.wall"
+  echo "bench/pipeline: $name $(cat "$T/$name.wall") s" >&2
+}
+
+run none-first lru 1
+FOOT=$("$FRUGAL" cache info "$T/none-first.frt" --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["footprint_bytes"])')
+for pct in 5 20; do
+  cap=$((FOOT * pct / 100))
+  for p in $P; do run "$p-$pct" "$p" "$cap"; done
+done
+run none-last lru 1
+for pct in 5 20; do
+  "$FRUGAL" cache simulate "$T/none-first.frt" --policy "$(echo $P | tr ' ' ,),belady" \
+    --size "$((FOOT * pct / 100))" --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" --json >"$T/sim-$pct.json"
+done
+$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" <<'PY'
+import json, os, platform, sys
+t, mb, mbps, lat, foot, pols = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6].split()
+wall = lambda n: float(open(os.path.join(t, n + ".wall")).read())
+stats = lambda n: json.load(open(os.path.join(t, n + ".stats.json")))
+none = min(wall("none-first"), wall("none-last"))
+out = {"command": "bench/pipeline/run.sh", "machine": "%s, %d cpus" % (platform.machine(), os.cpu_count()),
+       "corpus_mb": mb, "remote_mb_per_s": mbps, "remote_latency_ms": lat,
+       "remote_note": "REMOTE_DIR is a local directory throttled by the mount (emulation of an object store)",
+       "footprint_bytes": foot, "none_s": {"first": wall("none-first"), "last": wall("none-last")},
+       "cells": []}
+for pct in (5, 20):
+    sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d.json" % pct)))["results"]}
+    for p in pols:
+        n = "%s-%d" % (p, pct)
+        s = stats(n)
+        out["cells"].append({
+            "policy": p, "size_pct": pct, "capacity_bytes": s["capacity_bytes"], "wall_s": wall(n),
+            "measured_speedup": none / wall(n), "simulated_speedup": sim[p]["pipeline_speedup"],
+            "measured_byte_hit_ratio": s["byte_hit_ratio"],
+            "simulated_byte_miss_ratio": sim[p]["byte_miss_ratio"],
+            "hits": s["hits"], "read_opens": s["read_opens"], "evictions": s["evictions"],
+            "bytes_from_remote": s["bytes_read_from_remote"] + s["bytes_filled_from_remote"]})
+    out["belady_%d_byte_miss_ratio" % pct] = sim["belady"]["byte_miss_ratio"]
+for pct in (5, 20):
+    cells = [c for c in out["cells"] if c["size_pct"] == pct]
+    best = max(cells, key=lambda c: c["measured_speedup"])
+    out["best_measured_%d" % pct] = best["policy"]
+json.dump(out, open("bench/results/pipeline.json", "w"), indent=1)
+print("%-11s %4s %8s %9s %9s %9s" % ("policy", "size", "wall s", "measured", "simulated", "byte hit"))
+for c in out["cells"]:
+    print("%-11s %3d%% %8.1f %8.3fx %8.3fx %9.3f" % (c["policy"], c["size_pct"], c["wall_s"], c["measured_speedup"],
+          c["simulated_speedup"], c["measured_byte_hit_ratio"]))
+print("none: %.1f s first, %.1f s last" % (out["none_s"]["first"], out["none_s"]["last"]))
+PY
