@@ -293,7 +293,10 @@ class Loader {
 // each object's slot prefetched a few requests ahead) and the footprint.
 template <class Size>
 void FinishTrace(RequestTrace* t, const std::vector<Size>& sizes) {
-  std::vector<int64_t> next(t->objects.size(), kNever);
+  std::vector<int64_t> next;
+  next.reserve(t->objects.size());
+  AdviseHugePages(next.data(), next.capacity() * sizeof(int64_t));
+  next.resize(t->objects.size(), kNever);
   Request* reqs = t->requests.data();
   constexpr int64_t kAhead = 16;
   for (int64_t i = static_cast<int64_t>(t->requests.size()) - 1; i >= 0; --i) {
@@ -318,26 +321,25 @@ Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink
   // Real traces average a few requests per object; a table for records / 3
   // ids seldom grows and stays under 40% of a Request array's memory.
   IdIndex ids(static_cast<size_t>(std::min<int64_t>(records / 3 + 16, int64_t{1} << 30)));
-  std::vector<uint32_t> sizes;
-  sizes.reserve(static_cast<size_t>(std::min<int64_t>(records / 3 + 16, int64_t{1} << 30)));
   constexpr int64_t kBlock = OracleGeneralFile::kBlockRecords;
   constexpr int64_t kAhead = 12;
-  std::vector<unsigned char> buf(kBlock * kOracleRecordBytes);
   std::vector<uint64_t> hashes(kBlock);
   int64_t last_time_us = 0;
   int64_t read_bytes = 0;
+  uint32_t objects = 0;
   for (int64_t done = 0; done < records;) {
     const int64_t want = std::min(kBlock, records - done);
-    FRUGAL_RETURN_IF_ERROR(f.Read(done, want, buf.data()));
+    const unsigned char* buf = nullptr;
+    FRUGAL_RETURN_IF_ERROR(f.View(done, want, &buf));
     for (int64_t k = 0; k < want; ++k) {
       uint64_t id;
-      std::memcpy(&id, buf.data() + k * kOracleRecordBytes + 4, 8);
+      std::memcpy(&id, buf + k * kOracleRecordBytes + 4, 8);
       hashes[k] = IdIndex::Hash(id);
     }
     for (int64_t k = 0; k < std::min(kAhead, want); ++k) ids.Prefetch(hashes[k]);
     for (int64_t k = 0; k < want; ++k) {
       if (k + kAhead < want) ids.Prefetch(hashes[k + kAhead]);
-      const OracleRecord rec = DecodeOracleRecord(buf.data() + k * kOracleRecordBytes);
+      const OracleRecord rec = DecodeOracleRecord(buf + k * kOracleRecordBytes);
       const int64_t time_us = static_cast<int64_t>(rec.time_s) * 1000000;
       if (time_us < last_time_us) {
         return InvalidArgument(f.path() + ": record " + std::to_string(done + k + 1) + ": time " +
@@ -346,25 +348,22 @@ Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink
                                " us (traces must be sorted by time)");
       }
       last_time_us = time_us;
-      bool inserted = false;
-      const uint32_t next = static_cast<uint32_t>(sizes.size());
-      if (next == IdIndex::kEmpty) {
+      if (objects == IdIndex::kEmpty) {
         return InvalidArgument(f.path() + ": record " + std::to_string(done + k + 1) +
                                ": more than 4294967294 objects");
       }
-      const uint32_t obj = ids.FindOrInsert(rec.id, hashes[k], next, &inserted);
-      if (inserted) {
-        sizes.push_back(rec.size);
-      } else if (rec.size > sizes[obj]) {
-        sizes[obj] = rec.size;
-      }
+      bool inserted = false;
+      uint32_t* largest = nullptr;  // the object's largest size so far
+      const uint32_t obj = ids.FindOrInsert(rec.id, hashes[k], objects, &inserted, &largest);
+      if (inserted) ++objects;
+      if (rec.size > *largest) *largest = rec.size;
       read_bytes += rec.size;
       sink(done + k, time_us, static_cast<int64_t>(rec.size), obj);
     }
     done += want;
   }
-  for (size_t i = 0; i < sizes.size(); ++i) t->objects.AddPathless();
-  for (uint32_t s : sizes) t->footprint_bytes += s;
+  for (uint32_t i = 0; i < objects; ++i) t->objects.AddPathless();
+  ids.ForEach([t](uint32_t, uint32_t largest) { t->footprint_bytes += largest; });
   t->read_bytes = read_bytes;
   t->reads = records;
   t->records = records;
@@ -376,6 +375,8 @@ Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink
 Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
   FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path));
   RequestTrace t;
+  t.requests.reserve(static_cast<size_t>(f->records()));
+  AdviseHugePages(t.requests.data(), t.requests.capacity() * sizeof(Request));
   t.requests.resize(static_cast<size_t>(f->records()));
   Request* reqs = t.requests.data();
   FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(*f, &t, [reqs](int64_t i, int64_t time_us, int64_t size, uint32_t obj) {
@@ -434,14 +435,14 @@ Result<StreamedTrace> StreamedTrace::Open(const std::string& path) {
 
 Status StreamedTrace::Replay(const std::function<void(std::span<const Request>, int64_t)>& fn) const {
   constexpr int64_t kBlock = OracleGeneralFile::kBlockRecords;
-  std::vector<unsigned char> buf(kBlock * kOracleRecordBytes);
   std::vector<Request> block(kBlock);
   const int64_t records = requests();
   for (int64_t done = 0; done < records;) {
     const int64_t want = std::min(kBlock, records - done);
-    FRUGAL_RETURN_IF_ERROR(file_->Read(done, want, buf.data()));
+    const unsigned char* buf = nullptr;
+    FRUGAL_RETURN_IF_ERROR(file_->View(done, want, &buf));
     for (int64_t k = 0; k < want; ++k) {
-      const OracleRecord rec = DecodeOracleRecord(buf.data() + k * kOracleRecordBytes);
+      const OracleRecord rec = DecodeOracleRecord(buf + k * kOracleRecordBytes);
       Request& r = block[k];
       r.time_us = static_cast<int64_t>(rec.time_s) * 1000000;
       r.bytes = rec.size;

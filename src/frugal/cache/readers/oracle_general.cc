@@ -4,9 +4,13 @@
 #include "frugal/cache/readers/oracle_general.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -19,18 +23,17 @@ namespace {
 class OracleGeneralReader : public TraceReader {
  public:
   explicit OracleGeneralReader(std::unique_ptr<OracleGeneralFile> f)
-      : TraceReader(f->path()), file_(std::move(f)),
-        buffer_(OracleGeneralFile::kBlockRecords * kOracleRecordBytes) {}
+      : TraceReader(f->path()), file_(std::move(f)) {}
 
   Result<bool> Next(TraceEvent* ev) override {
     if (record_ >= file_->records()) return false;
     if (pos_ == filled_) {
       const int64_t n = std::min(OracleGeneralFile::kBlockRecords, file_->records() - record_);
-      FRUGAL_RETURN_IF_ERROR(file_->Read(record_, n, buffer_.data()));
+      FRUGAL_RETURN_IF_ERROR(file_->View(record_, n, &block_));
       filled_ = n;
       pos_ = 0;
     }
-    const OracleRecord r = DecodeOracleRecord(buffer_.data() + pos_ * kOracleRecordBytes);
+    const OracleRecord r = DecodeOracleRecord(block_ + pos_ * kOracleRecordBytes);
     ++pos_;
     ++record_;
     ev->time_us = static_cast<int64_t>(r.time_s) * 1000000;
@@ -48,7 +51,7 @@ class OracleGeneralReader : public TraceReader {
 
  private:
   std::unique_ptr<OracleGeneralFile> file_;
-  std::vector<unsigned char> buffer_;
+  const unsigned char* block_ = nullptr;
   int64_t filled_ = 0;
   int64_t pos_ = 0;
 };
@@ -67,31 +70,48 @@ Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::st
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return InvalidArgument(path + ": cannot open");
-#ifdef POSIX_FADV_SEQUENTIAL
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
+  const unsigned char* map = nullptr;
+  if (bytes > 0) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      return InvalidArgument(path + ": cannot map (" + std::strerror(errno) + ")");
+    }
+    ::madvise(p, bytes, MADV_SEQUENTIAL);
+    map = static_cast<const unsigned char*>(p);
+  }
   return std::unique_ptr<OracleGeneralFile>(
-      new OracleGeneralFile(path, fd, static_cast<int64_t>(bytes / kOracleRecordBytes)));
+      new OracleGeneralFile(path, fd, static_cast<int64_t>(bytes / kOracleRecordBytes), map));
 }
 
-OracleGeneralFile::~OracleGeneralFile() { ::close(fd_); }
+OracleGeneralFile::~OracleGeneralFile() {
+  if (map_ != nullptr) ::munmap(const_cast<unsigned char*>(map_), static_cast<size_t>(records_ * kOracleRecordBytes));
+  ::close(fd_);
+}
 
-Status OracleGeneralFile::Read(int64_t first, int64_t count, unsigned char* buf) const {
-  size_t want = static_cast<size_t>(count * kOracleRecordBytes);
-  off_t at = static_cast<off_t>(first * kOracleRecordBytes);
-  size_t done = 0;
-  while (done < want) {
-    const ssize_t n = ::pread(fd_, buf + done, want - done, at + static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return InvalidArgument(path_ + ": read error at record " +
-                                      std::to_string(first + static_cast<int64_t>(done) / kOracleRecordBytes + 1));
-    if (n == 0) {
-      return InvalidArgument(path_ + ": record " +
-                             std::to_string(first + static_cast<int64_t>(done) / kOracleRecordBytes + 1) +
-                             ": unexpected end of file");
-    }
-    done += static_cast<size_t>(n);
+Status OracleGeneralFile::View(int64_t first, int64_t count, const unsigned char** data) const {
+  // A mapped page past the end of a file that shrank would fault: check the
+  // size before handing out the block.
+  struct stat st;
+  const int64_t end = (first + count) * kOracleRecordBytes;
+  if (::fstat(fd_, &st) != 0 || st.st_size < end) {
+    const int64_t have = ::fstat(fd_, &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+    return InvalidArgument(path_ + ": record " + std::to_string(std::max(first, have / kOracleRecordBytes) + 1) +
+                           ": unexpected end of file");
   }
+  const int64_t begin = first * kOracleRecordBytes;
+  // Release what earlier views held outside this block (whole pages).
+  const int64_t page = ::sysconf(_SC_PAGESIZE);
+  if (held_end_ > held_begin_ && (begin >= held_end_ || end <= held_begin_)) {
+    const int64_t a = held_begin_ / page * page;
+    const int64_t b = held_end_ / page * page;
+    if (b > a) ::madvise(const_cast<unsigned char*>(map_) + a, static_cast<size_t>(b - a), MADV_DONTNEED);
+    held_begin_ = begin;
+  } else if (held_end_ <= held_begin_) {
+    held_begin_ = begin;
+  }
+  held_end_ = end;
+  *data = map_ + begin;
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 // libCacheSim oracleGeneral files, shared by the streaming reader, the trace
-// loader and the streamed simulation: a checked open and block reads by
-// pread (no FILE buffer, no mapping), so several passes can share one file
-// and memory stays one block. An OracleGeneralFile is used by one thread.
+// loader and the streamed simulation: a checked open and blocks viewed in
+// a read-only mapping of the file (no copy), the blocks behind the
+// current one dropped from the process (MADV_DONTNEED), so the file's
+// pages in memory stay about one block however large the file; several
+// passes can share one file. An OracleGeneralFile is used by one thread.
 #ifndef FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 #define FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 
@@ -36,7 +38,7 @@ inline OracleRecord DecodeOracleRecord(const unsigned char* p) {
 
 class OracleGeneralFile {
  public:
-  // Records per Read block (1.5 MiB).
+  // Records per View block (1.5 MiB).
   static constexpr int64_t kBlockRecords = 1 << 16;
 
   // Checks `path` (a regular file, a whole number of 24-byte records) and
@@ -48,17 +50,21 @@ class OracleGeneralFile {
 
   const std::string& path() const { return path_; }
   int64_t records() const { return records_; }
-  // Reads records [first, first + count) into buf (count * 24 bytes).
+  // Points *data at records [first, first + count) (count * 24 bytes),
+  // valid until the next View; the previous views' pages are released.
   // InvalidArgument "PATH: record N: unexpected end of file" when the file
-  // shrank since Open.
-  Status Read(int64_t first, int64_t count, unsigned char* buf) const;
+  // shrank since Open (checked per block).
+  Status View(int64_t first, int64_t count, const unsigned char** data) const;
 
  private:
-  OracleGeneralFile(std::string path, int fd, int64_t records)
-      : path_(std::move(path)), fd_(fd), records_(records) {}
+  OracleGeneralFile(std::string path, int fd, int64_t records, const unsigned char* map)
+      : path_(std::move(path)), fd_(fd), records_(records), map_(map) {}
   std::string path_;
   int fd_;
   int64_t records_;
+  const unsigned char* map_;  // null for an empty file
+  mutable int64_t held_begin_ = 0;  // byte range of the last views, not yet released
+  mutable int64_t held_end_ = 0;
 };
 
 }  // namespace frugal::cache
