@@ -32,6 +32,7 @@ struct SimulateArgs {
   std::string size = "1%,5%,10%";
   std::string svg;
   bool json = false;
+  bool no_stream = false;
   int threads = 0;
   uint64_t seed = 1;
   ThroughputOptions throughput;
@@ -55,61 +56,56 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-int RunSimulate(const SimulateArgs& a) {
-  const auto load_start = std::chrono::steady_clock::now();
-  Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
-  if (!t.ok()) return ReportError(t.status());
-  const double load_s = SecondsSince(load_start);
-  Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
-  if (!sizes.ok()) return ReportError(sizes.status());
-  SimulationOptions o;
-  o.policies.clear();
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
   size_t start = 0;
   while (true) {
-    const size_t comma = a.policy.find(',', start);
-    o.policies.push_back(a.policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  o.cache_bytes = *sizes;
-  o.threads = a.threads;
-  o.seed = a.seed;
-  o.throughput = a.throughput;
-  const auto sim_start = std::chrono::steady_clock::now();
-  Result<std::vector<SimulationResult>> res = Simulate(*t, o);
-  if (!res.ok()) return ReportError(res.status());
-  const double simulate_s = SecondsSince(sim_start);
-  // Requests replayed over all policy x size runs, per second of the whole
-  // run (load + simulate) and of the simulation alone. These three timing
-  // fields are the only ones that vary between identical runs.
-  const double replayed = static_cast<double>(t->requests.size()) * static_cast<double>(res->size());
-  const double requests_per_s = replayed / std::max(load_s + simulate_s, 1e-9);
-  const double simulate_requests_per_s = replayed / std::max(simulate_s, 1e-9);
+  return out;
+}
+
+// Whole run (load + simulate) and simulation-alone rates; the three timing
+// fields are the only ones that vary between identical runs.
+struct RunTimes {
+  double load_s = 0;
+  double simulate_s = 0;
+  double requests = 0;  // replayed over all policy x size runs
+  double requests_per_s() const { return requests / std::max(load_s + simulate_s, 1e-9); }
+  double simulate_requests_per_s() const { return requests / std::max(simulate_s, 1e-9); }
+};
+
+int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t requests,
+                    const std::vector<SimulationResult>& res, const RunTimes& times, bool streamed) {
   if (!a.svg.empty()) {
-    Status st = WriteStringToFile(a.svg, MissRatioCurvesSvg(*res, "miss-ratio curves: " + a.trace));
+    Status st = WriteStringToFile(a.svg, MissRatioCurvesSvg(res, "miss-ratio curves: " + a.trace));
     if (!st.ok()) return ReportError(st);
   }
   if (a.json) {
-    nlohmann::json j = TraceJson(*t);
-    j["load_s"] = load_s;
-    j["simulate_s"] = simulate_s;
-    j["requests_per_s"] = requests_per_s;
-    j["simulate_requests_per_s"] = simulate_requests_per_s;
+    nlohmann::json j = TraceJson(t);
+    j["streamed"] = streamed;
+    j["load_s"] = times.load_s;
+    j["simulate_s"] = times.simulate_s;
+    j["requests_per_s"] = times.requests_per_s();
+    j["simulate_requests_per_s"] = times.simulate_requests_per_s();
     j["results"] = nlohmann::json::array();
-    for (const auto& r : *res) j["results"].push_back(ResultToJson(r));
+    for (const auto& r : res) j["results"].push_back(ResultToJson(r));
     PrintJson(j);
     return 0;
   }
-  std::string out = fmt::format("trace {}: {} reads, {} objects, footprint {}\n", a.trace, t->reads,
-                                t->objects.size(), HumanBytes(static_cast<double>(t->footprint_bytes)));
-  if (t->skipped.total() > 0) {
+  std::string out = fmt::format("trace {}: {} reads, {} objects, footprint {}\n", a.trace, t.reads,
+                                t.objects.size(), HumanBytes(static_cast<double>(t.footprint_bytes)));
+  if (t.skipped.total() > 0) {
     out += fmt::format("skipped {} records of unknown files (reads {}, deletes {}, renames {})\n",
-                       t->skipped.total(), t->skipped.unknown_reads, t->skipped.unknown_deletes,
-                       t->skipped.unknown_renames);
+                       t.skipped.total(), t.skipped.unknown_reads, t.skipped.unknown_deletes,
+                       t.skipped.unknown_renames);
   }
   out += fmt::format("{:<11} {:>12} {:>8} {:>10} {:>10} {:>14} {:>9}\n", "policy", "cache", "of fp",
                      "miss", "byte miss", "to cache", "speed-up");
-  for (const auto& r : *res) {
+  for (const auto& r : res) {
     out += fmt::format("{:<11} {:>12} {:>7.2f}% {:>10.4f} {:>10.4f} {:>14} {:>8.3f}x\n", r.policy,
                        HumanBytes(static_cast<double>(r.cache_bytes)), 100 * r.cache_fraction,
                        r.miss_ratio, r.byte_miss_ratio,
@@ -122,12 +118,45 @@ int RunSimulate(const SimulateArgs& a) {
                          r.report["retrains"].get<int64_t>());
     }
   }
-  out += fmt::format("{} requests x {} runs: {:.3f} M requests/s whole run (load {:.3f} s), "
+  out += fmt::format("{} requests x {} runs: {:.3f} M requests/s whole run ({} {:.3f} s), "
                      "{:.3f} M requests/s simulation alone ({:.3f} s)\n",
-                     t->requests.size(), res->size(), requests_per_s / 1e6, load_s,
-                     simulate_requests_per_s / 1e6, simulate_s);
+                     requests, res.size(), times.requests_per_s() / 1e6,
+                     streamed ? "streamed, indexing" : "load", times.load_s,
+                     times.simulate_requests_per_s() / 1e6, times.simulate_s);
   std::fputs(out.c_str(), stdout);
   return 0;
+}
+
+int RunSimulate(const SimulateArgs& a) {
+  const std::vector<std::string> policies = SplitCommas(a.policy);
+  if (!a.no_stream && CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
+    SimulationOptions o;
+    o.seed = a.seed;
+    o.throughput = a.throughput;
+    Result<StreamedSimulation> s = SimulateStreamed(a.trace, policies[0], a.size, o);
+    if (!s.ok()) return ReportError(s.status());
+    RunTimes times{s->load_s, s->simulate_s, static_cast<double>(s->requests)};
+    return PrintSimulation(a, s->trace, s->requests, {s->result}, times, true);
+  }
+  const auto load_start = std::chrono::steady_clock::now();
+  Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
+  if (!t.ok()) return ReportError(t.status());
+  const double load_s = SecondsSince(load_start);
+  Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  SimulationOptions o;
+  o.policies = policies;
+  o.cache_bytes = *sizes;
+  o.threads = a.threads;
+  o.seed = a.seed;
+  o.throughput = a.throughput;
+  const auto sim_start = std::chrono::steady_clock::now();
+  Result<std::vector<SimulationResult>> res = Simulate(*t, o);
+  if (!res.ok()) return ReportError(res.status());
+  const double simulate_s = SecondsSince(sim_start);
+  const int64_t requests = static_cast<int64_t>(t->requests.size());
+  RunTimes times{load_s, simulate_s, static_cast<double>(requests) * static_cast<double>(res->size())};
+  return PrintSimulation(a, *t, requests, *res, times, false);
 }
 
 struct GenArgs {
@@ -239,6 +268,9 @@ void SetupCache(CLI::App& sub, int* exit_code) {
       ->capture_default_str();
   sim->add_option("--format", sa->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
   sim->add_flag("--json", sa->json, "Machine-readable output");
+  sim->add_flag("--no-stream", sa->no_stream,
+                "Load the whole trace even for one online policy x one size on an oracleGeneral file "
+                "(which is otherwise simulated streamed, in less memory)");
   sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
   sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")
       ->capture_default_str()

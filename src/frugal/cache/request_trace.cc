@@ -1,14 +1,16 @@
 #include "frugal/cache/request_trace.h"
 
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
 #include "frugal/cache/id_index.h"
 #include "frugal/cache/readers/oracle_general.h"
 
-#include <algorithm>
-#include <cstring>
-#include <unordered_map>
-#include <unordered_set>
-
 namespace frugal::cache {
+
+const ObjectInfo ObjectTable::kNoInfo{};
+
 namespace {
 
 class VectorReader : public TraceReader {
@@ -25,9 +27,98 @@ class VectorReader : public TraceReader {
   const std::vector<TraceEvent>& events_;
 };
 
+// Path -> object id for the loader, open addressing over one flat array
+// (no node or key copy per path). A slot holds the object id and the
+// path's hash; the key itself is the object's current name in the trace
+// (renamed_path when renamed, else path), so it is stored only once, in
+// the ObjectInfo. Erased slots become tombstones, cleared by the rebuild
+// that doubling or too many tombstones trigger.
+class PathIndex {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+  explicit PathIndex(const ObjectTable* objects) : objects_(objects), slots_(64) {}
+
+  static uint64_t Hash(std::string_view p) { return std::hash<std::string_view>()(p); }
+
+  uint32_t Find(std::string_view p, uint64_t h) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.obj == kNone) return kNone;
+      if (s.obj != kTomb && s.hash == h && Name(s.obj) == p) return s.obj;
+    }
+  }
+  // Maps p to obj (replacing p's entry). REQUIRES: Name(obj) == p.
+  void Put(std::string_view p, uint64_t h, uint32_t obj) {
+    const size_t mask = slots_.size() - 1;
+    size_t free = SIZE_MAX;
+    size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.obj == kNone) break;
+      if (s.obj == kTomb) {
+        if (free == SIZE_MAX) free = i;
+      } else if (s.hash == h && Name(s.obj) == p) {
+        s.obj = obj;
+        return;
+      }
+    }
+    if (free != SIZE_MAX) {
+      i = free;
+      --tombs_;
+    }
+    slots_[i] = Slot{h, obj};
+    ++size_;
+    if ((size_ + tombs_) * 4 > slots_.size() * 3) Rebuild(size_ * 2 > slots_.size() ? slots_.size() * 2 : slots_.size());
+  }
+  // REQUIRES: p's object still has p as its name.
+  void Erase(std::string_view p, uint64_t h) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.obj == kNone) return;
+      if (s.obj != kTomb && s.hash == h && Name(s.obj) == p) {
+        s.obj = kTomb;
+        --size_;
+        ++tombs_;
+        return;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint32_t kTomb = 0xFFFFFFFEu;
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t obj = kNone;
+  };
+  std::string_view Name(uint32_t obj) const {
+    const ObjectInfo& o = (*objects_)[obj];
+    return o.renamed_path.empty() ? std::string_view(o.path) : std::string_view(o.renamed_path);
+  }
+  void Rebuild(size_t n) {
+    std::vector<Slot> old(n);
+    old.swap(slots_);
+    tombs_ = 0;
+    const size_t mask = n - 1;
+    for (const Slot& s : old) {
+      if (s.obj == kNone || s.obj == kTomb) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].obj != kNone) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  const ObjectTable* objects_;
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  size_t tombs_ = 0;
+};
+
 class Loader {
  public:
-  explicit Loader(RequestTrace* t) : t_(t) {}
+  explicit Loader(RequestTrace* t) : t_(t), live_(&t->objects), deleted_(&t->objects) {}
 
   Status Add(const TraceEvent& e, const TraceReader& reader) {
     auto error = [&](const std::string& what) {
@@ -46,15 +137,16 @@ class Loader {
     group_ = Group(e);
     if (e.path.empty()) return AddObjectRead(e);
     t_->has_paths = true;
-    auto it = live_.find(e.path);
-    const bool known = it != live_.end();
+    const uint64_t h = PathIndex::Hash(e.path);
+    const uint32_t found = live_.Find(e.path, h);
+    const bool known = found != PathIndex::kNone;
     Request r;
     r.time_us = e.time_us;
     r.group = group_;
     switch (e.kind) {
       case EventKind::kCreate:
       case EventKind::kWrite: {
-        uint32_t obj = known ? it->second : NewObject(e, true);
+        uint32_t obj = known ? found : NewObject(e, h, true);
         int64_t& size = sizes_[obj];
         const int64_t end = e.offset + e.length;
         size = std::max({e.size, end, e.kind == EventKind::kCreate ? e.size : size});
@@ -69,9 +161,9 @@ class Loader {
       case EventKind::kRead: {
         uint32_t obj;
         if (known) {
-          obj = it->second;
-        } else if (e.size > 0 && !ever_deleted(e.path)) {
-          obj = NewObject(e, false);  // existed before the trace began
+          obj = found;
+        } else if (e.size > 0 && deleted_.Find(e.path, h) == PathIndex::kNone) {
+          obj = NewObject(e, h, false);  // existed before the trace began
         } else {
           ++t_->skipped.unknown_reads;
           return Status::Ok();
@@ -91,15 +183,17 @@ class Loader {
           ++t_->skipped.unknown_renames;
           return Status::Ok();
         }
-        const uint32_t obj = it->second;
-        live_.erase(it);
-        auto old = live_.find(e.new_path);
-        if (old != live_.end()) {  // rename over an existing file deletes it
-          EmitDelete(old->second, e.time_us);
-          live_.erase(old);
+        if (e.new_path.empty()) return error("rename without new_path");
+        const uint32_t obj = found;
+        live_.Erase(e.path, h);
+        const uint64_t nh = PathIndex::Hash(e.new_path);
+        const uint32_t old = live_.Find(e.new_path, nh);
+        if (old != PathIndex::kNone) {  // rename over an existing file deletes it
+          EmitDelete(old, e.time_us);
+          live_.Erase(e.new_path, nh);
         }
-        live_[e.new_path] = obj;
         t_->objects[obj].renamed_path = e.new_path;
+        live_.Put(e.new_path, nh, obj);
         r.kind = RequestKind::kRename;
         r.obj = obj;
         r.obj_size = sizes_[obj];
@@ -110,9 +204,9 @@ class Loader {
           ++t_->skipped.unknown_deletes;
           return Status::Ok();
         }
-        const uint32_t obj = it->second;
-        deleted_.insert(e.path);
-        live_.erase(it);
+        const uint32_t obj = found;
+        live_.Erase(e.path, h);
+        deleted_.Put(e.path, h, obj);
         EmitDelete(obj, e.time_us);
         return Status::Ok();
       }
@@ -136,15 +230,11 @@ class Loader {
     return last_group_ = static_cast<uint16_t>(groups.size() - 1);
   }
 
-  bool ever_deleted(const std::string& p) const { return deleted_.count(p) != 0; }
-
   Status AddObjectRead(const TraceEvent& e) {
     bool inserted = false;
     const uint32_t obj = ids_.FindOrInsert(e.object_id, static_cast<uint32_t>(t_->objects.size()), &inserted);
     if (inserted) {
-      ObjectInfo info;
-      info.first_time_us = e.time_us;
-      t_->objects.push_back(info);
+      t_->objects.AddPathless();
       sizes_.push_back(e.size);
     }
     sizes_[obj] = std::max(sizes_[obj], e.size);
@@ -163,7 +253,7 @@ class Loader {
     return Status::Ok();
   }
 
-  uint32_t NewObject(const TraceEvent& e, bool created) {
+  uint32_t NewObject(const TraceEvent& e, uint64_t h, bool created) {
     const uint32_t obj = static_cast<uint32_t>(t_->objects.size());
     ObjectInfo info;
     info.path = e.path;
@@ -174,8 +264,8 @@ class Loader {
     info.created = created;
     t_->objects.push_back(std::move(info));
     sizes_.push_back(0);
-    live_[e.path] = obj;
-    deleted_.erase(e.path);
+    deleted_.Erase(e.path, h);
+    live_.Put(e.path, h, obj);
     return obj;
   }
 
@@ -194,87 +284,109 @@ class Loader {
   uint16_t group_ = 0;
   uint16_t last_group_ = 0;
   IdIndex ids_;
-  std::unordered_map<std::string, uint32_t> live_;
-  std::unordered_set<std::string> deleted_;
+  PathIndex live_;     // live paths
+  PathIndex deleted_;  // paths deleted and not created since
   std::vector<int64_t> sizes_;
 };
 
-// Fills in next_read and the footprint.
-void FinishTrace(RequestTrace* t, const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> next(t->objects.size(), kNever);
+// Fills in next_read (one backward pass over a flat per-object table,
+// each object's slot prefetched a few requests ahead) and the footprint.
+template <class Size>
+void FinishTrace(RequestTrace* t, const std::vector<Size>& sizes) {
+  std::vector<int64_t> next;
+  next.reserve(t->objects.size());
+  AdviseHugePages(next.data(), next.capacity() * sizeof(int64_t));
+  next.resize(t->objects.size(), kNever);
+  Request* reqs = t->requests.data();
+  constexpr int64_t kAhead = 16;
   for (int64_t i = static_cast<int64_t>(t->requests.size()) - 1; i >= 0; --i) {
-    Request& r = t->requests[i];
+    if (i >= kAhead) __builtin_prefetch(&next[reqs[i - kAhead].obj]);
+    Request& r = reqs[i];
     r.next_read = next[r.obj];
     if (r.kind == RequestKind::kRead) next[r.obj] = i;
   }
-  for (int64_t s : sizes) t->footprint_bytes += s;
+  for (Size s : sizes) t->footprint_bytes += static_cast<int64_t>(s);
 }
 
-// oracleGeneral straight into a RequestTrace: blocks of 64 Ki records read
-// with fread, ids indexed by IdIndex, no TraceEvent per record. Same result
-// and errors as the streaming reader + Loader.
-Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
-  int64_t records = 0;
-  FRUGAL_ASSIGN_OR_RETURN(std::FILE* f, OpenOracleGeneralFile(path, &records));
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
-  RequestTrace t;
-  t.source = path;
-  t.requests.reserve(static_cast<size_t>(records));
-  if (records > 0) t.groups.push_back(StageGroup{});
-  IdIndex ids(static_cast<size_t>(std::min<int64_t>(records / 4, 1 << 22)));
-  std::vector<int64_t> sizes;
-  constexpr int64_t kBlock = 1 << 16;
-  std::vector<unsigned char> buf(kBlock * kOracleRecordBytes);
+// The indexing pass over an oracleGeneral file: blocks read by pread, each
+// block's ids hashed first so the index slots can be prefetched ahead,
+// times checked, objects counted (no ObjectInfo: the trace has no paths)
+// with their largest size. Calls sink(record index, time_us, size, obj)
+// per record. Fills t's counts and footprint; not next_read.
+template <class Sink>
+Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink) {
+  const int64_t records = f.records();
+  t->source = f.path();
+  if (records > 0) t->groups.push_back(StageGroup{});
+  // Real traces average a few requests per object; a table for records / 3
+  // ids seldom grows and stays under 40% of a Request array's memory.
+  IdIndex ids(static_cast<size_t>(std::min<int64_t>(records / 3 + 16, int64_t{1} << 30)));
+  constexpr int64_t kBlock = OracleGeneralFile::kBlockRecords;
+  constexpr int64_t kAhead = 12;
+  std::vector<uint64_t> hashes(kBlock);
   int64_t last_time_us = 0;
+  int64_t read_bytes = 0;
+  uint32_t objects = 0;
   for (int64_t done = 0; done < records;) {
     const int64_t want = std::min(kBlock, records - done);
-    const size_t got = std::fread(buf.data(), kOracleRecordBytes, static_cast<size_t>(want), f);
-    if (static_cast<int64_t>(got) != want) {
-      return InvalidArgument(path + ": record " + std::to_string(done + static_cast<int64_t>(got) + 1) +
-                             ": unexpected end of file");
-    }
+    const unsigned char* buf = nullptr;
+    FRUGAL_RETURN_IF_ERROR(f.View(done, want, &buf));
     for (int64_t k = 0; k < want; ++k) {
-      const unsigned char* p = buf.data() + k * kOracleRecordBytes;
-      uint32_t time_s, size32;
       uint64_t id;
-      std::memcpy(&time_s, p, 4);
-      std::memcpy(&id, p + 4, 8);
-      std::memcpy(&size32, p + 12, 4);
-      const int64_t time_us = static_cast<int64_t>(time_s) * 1000000;
+      std::memcpy(&id, buf + k * kOracleRecordBytes + 4, 8);
+      hashes[k] = IdIndex::Hash(id);
+    }
+    for (int64_t k = 0; k < std::min(kAhead, want); ++k) ids.Prefetch(hashes[k]);
+    for (int64_t k = 0; k < want; ++k) {
+      if (k + kAhead < want) ids.Prefetch(hashes[k + kAhead]);
+      const OracleRecord rec = DecodeOracleRecord(buf + k * kOracleRecordBytes);
+      const int64_t time_us = static_cast<int64_t>(rec.time_s) * 1000000;
       if (time_us < last_time_us) {
-        return InvalidArgument(path + ": record " + std::to_string(done + k + 1) + ": time " +
+        return InvalidArgument(f.path() + ": record " + std::to_string(done + k + 1) + ": time " +
                                std::to_string(time_us) + " us is before the previous record's " +
                                std::to_string(last_time_us) +
                                " us (traces must be sorted by time)");
       }
       last_time_us = time_us;
-      const int64_t size = size32;
-      bool inserted = false;
-      const uint32_t obj = ids.FindOrInsert(id, static_cast<uint32_t>(t.objects.size()), &inserted);
-      if (inserted) {
-        ObjectInfo info;
-        info.first_time_us = time_us;
-        t.objects.push_back(info);
-        sizes.push_back(size);
-      } else if (size > sizes[obj]) {
-        sizes[obj] = size;
+      if (objects == IdIndex::kEmpty) {
+        return InvalidArgument(f.path() + ": record " + std::to_string(done + k + 1) +
+                               ": more than 4294967294 objects");
       }
-      Request r;
-      r.time_us = time_us;
-      r.obj = obj;
-      r.bytes = size;
-      r.obj_size = size;
-      t.requests.push_back(r);
-      t.read_bytes += size;
+      bool inserted = false;
+      uint32_t* largest = nullptr;  // the object's largest size so far
+      const uint32_t obj = ids.FindOrInsert(rec.id, hashes[k], objects, &inserted, &largest);
+      if (inserted) ++objects;
+      if (rec.size > *largest) *largest = rec.size;
+      read_bytes += rec.size;
+      sink(done + k, time_us, static_cast<int64_t>(rec.size), obj);
     }
     done += want;
   }
-  t.reads = records;
-  t.records = records;
-  FinishTrace(&t, sizes);
+  for (uint32_t i = 0; i < objects; ++i) t->objects.AddPathless();
+  ids.ForEach([t](uint32_t, uint32_t largest) { t->footprint_bytes += largest; });
+  t->read_bytes = read_bytes;
+  t->reads = records;
+  t->records = records;
+  return Status::Ok();
+}
+
+// oracleGeneral straight into a RequestTrace, no TraceEvent per record.
+// Same result and errors as the streaming reader + Loader.
+Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
+  FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path));
+  RequestTrace t;
+  t.requests.reserve(static_cast<size_t>(f->records()));
+  AdviseHugePages(t.requests.data(), t.requests.capacity() * sizeof(Request));
+  t.requests.resize(static_cast<size_t>(f->records()));
+  Request* reqs = t.requests.data();
+  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(*f, &t, [reqs](int64_t i, int64_t time_us, int64_t size, uint32_t obj) {
+    Request& r = reqs[i];
+    r.time_us = time_us;
+    r.obj = obj;
+    r.bytes = size;
+    r.obj_size = size;
+  }));
+  FinishTrace(&t, std::vector<int64_t>{});
   return t;
 }
 
@@ -304,6 +416,43 @@ Result<RequestTrace> LoadRequestTrace(const std::string& path, const std::string
   }
   FRUGAL_ASSIGN_OR_RETURN(auto reader, OpenTrace(path, format));
   return LoadRequestTrace(*reader);
+}
+
+StreamedTrace::StreamedTrace() = default;
+StreamedTrace::StreamedTrace(StreamedTrace&&) noexcept = default;
+StreamedTrace& StreamedTrace::operator=(StreamedTrace&&) noexcept = default;
+StreamedTrace::~StreamedTrace() = default;
+
+Result<StreamedTrace> StreamedTrace::Open(const std::string& path) {
+  StreamedTrace s;
+  FRUGAL_ASSIGN_OR_RETURN(s.file_, OracleGeneralFile::Open(path));
+  s.objs_.resize(static_cast<size_t>(s.file_->records()));
+  uint32_t* objs = s.objs_.data();
+  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(
+      *s.file_, &s.trace_, [objs](int64_t i, int64_t, int64_t, uint32_t obj) { objs[i] = obj; }));
+  return s;
+}
+
+Status StreamedTrace::Replay(const std::function<void(std::span<const Request>, int64_t)>& fn) const {
+  constexpr int64_t kBlock = OracleGeneralFile::kBlockRecords;
+  std::vector<Request> block(kBlock);
+  const int64_t records = requests();
+  for (int64_t done = 0; done < records;) {
+    const int64_t want = std::min(kBlock, records - done);
+    const unsigned char* buf = nullptr;
+    FRUGAL_RETURN_IF_ERROR(file_->View(done, want, &buf));
+    for (int64_t k = 0; k < want; ++k) {
+      const OracleRecord rec = DecodeOracleRecord(buf + k * kOracleRecordBytes);
+      Request& r = block[k];
+      r.time_us = static_cast<int64_t>(rec.time_s) * 1000000;
+      r.bytes = rec.size;
+      r.obj_size = rec.size;
+      r.obj = objs_[done + k];
+    }
+    fn(std::span<const Request>(block.data(), static_cast<size_t>(want)), done);
+    done += want;
+  }
+  return Status::Ok();
 }
 
 Result<RequestTrace> LoadRequestTrace(const std::vector<TraceEvent>& events,

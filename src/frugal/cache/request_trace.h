@@ -5,12 +5,20 @@
 // the reader once and checks it: times must not go backwards; offsets,
 // lengths and sizes must not be negative (errors with the record number);
 // reads, renames and deletes of unknown files are skipped and counted.
+// Memory: a Request (40 bytes) per request; an ObjectInfo per object only
+// when the trace has paths (a pathless oracleGeneral trace stores just the
+// object count); loading holds a flat id index (12 bytes a slot) and a
+// per-object size and next-read table besides. StreamedTrace (below) keeps
+// no requests at all, for one online policy on a large oracleGeneral file.
 // Immutable after loading; safe to share between simulation threads.
 #ifndef FRUGAL_CACHE_REQUEST_TRACE_H_
 #define FRUGAL_CACHE_REQUEST_TRACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +60,46 @@ struct ObjectInfo {
   bool created = false;      // true when the trace holds its create / first write
 };
 
+// The objects of a trace: their number, and an ObjectInfo each where the
+// trace has paths. A pathless trace stores none, and every object reads as
+// a default ObjectInfo (no path, tags -1, not created). Vector-like.
+class ObjectTable {
+ public:
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // True when an ObjectInfo is stored per object.
+  bool has_info() const { return !info_.empty(); }
+  const ObjectInfo& operator[](size_t i) const { return i < info_.size() ? info_[i] : kNoInfo; }
+  // Stores a default ObjectInfo for every object so far (a pathless table
+  // becomes a stored one), then returns object i's.
+  ObjectInfo& operator[](size_t i) {
+    Materialize();
+    return info_[i];
+  }
+  // Adds an object with `info` (stores infos from here on).
+  void push_back(ObjectInfo info) {
+    Materialize();
+    info_.push_back(std::move(info));
+    ++count_;
+  }
+  // Adds an object with no info of its own.
+  void AddPathless() {
+    if (!info_.empty()) info_.emplace_back();
+    ++count_;
+  }
+  void reserve(size_t n) {
+    if (!info_.empty()) info_.reserve(n);
+  }
+
+ private:
+  static const ObjectInfo kNoInfo;
+  void Materialize() {
+    if (info_.size() < count_) info_.resize(count_);
+  }
+  size_t count_ = 0;
+  std::vector<ObjectInfo> info_;  // empty, or one per object
+};
+
 struct SkipCounts {
   int64_t unknown_reads = 0;    // reads of deleted or never-seen, sizeless files
   int64_t unknown_deletes = 0;  // deletes of unknown files
@@ -62,7 +110,7 @@ struct SkipCounts {
 struct RequestTrace {
   std::string source;
   std::vector<Request> requests;
-  std::vector<ObjectInfo> objects;
+  ObjectTable objects;
   std::vector<StageGroup> groups;
   int64_t footprint_bytes = 0;  // sum over objects of their largest size
   int64_t reads = 0;
@@ -81,6 +129,38 @@ Result<RequestTrace> LoadRequestTrace(const std::string& path,
 // Builds a trace from in-memory events (tests); `source` names it in errors.
 Result<RequestTrace> LoadRequestTrace(const std::vector<TraceEvent>& events,
                                       const std::string& source = "events");
+
+class OracleGeneralFile;
+
+// An oracleGeneral file indexed in one pass (the same checks and errors as
+// LoadRequestTrace) without keeping its requests: trace() has the counts,
+// footprint, groups and objects of the loaded trace but no requests; each
+// record's dense object id is kept (4 bytes a request), and Replay reads
+// the file again block by block, handing out the same Requests as the
+// loaded trace except next_read (always kNever: for online policies only).
+// Memory: 4 bytes a request + the index while indexing (12 bytes a slot,
+// freed after it), against ~60 bytes a request for LoadRequestTrace.
+// Replay is const but not thread-safe (one file position per call).
+class StreamedTrace {
+ public:
+  static Result<StreamedTrace> Open(const std::string& path);
+  StreamedTrace(StreamedTrace&&) noexcept;
+  StreamedTrace& operator=(StreamedTrace&&) noexcept;
+  ~StreamedTrace();
+
+  const RequestTrace& trace() const { return trace_; }
+  int64_t requests() const { return static_cast<int64_t>(objs_.size()); }
+  // Calls fn(block, index of block[0]) over consecutive blocks of requests,
+  // in trace order. InvalidArgument when the file shrank since Open (a file
+  // rewritten in between is not detected).
+  Status Replay(const std::function<void(std::span<const Request>, int64_t)>& fn) const;
+
+ private:
+  StreamedTrace();
+  RequestTrace trace_;
+  std::unique_ptr<OracleGeneralFile> file_;
+  std::vector<uint32_t> objs_;  // dense object id per record
+};
 
 }  // namespace frugal::cache
 

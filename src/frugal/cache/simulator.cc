@@ -2,10 +2,15 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <memory>
+#include <span>
 #include <thread>
 
+#include "frugal/cache/policy.h"
 #include "frugal/cache/policy_registry.h"
+#include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
 namespace {
@@ -66,69 +71,133 @@ Result<std::vector<int64_t>> ParseCacheSizes(const std::string& text, int64_t fo
   return out;
 }
 
-Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::string& policy,
-                                     int64_t cache_bytes, const SimulationOptions& options) {
+namespace {
+
+// One policy's pass: feeds it requests in order and keeps the counts.
+class Replayer {
+ public:
+  Replayer(std::unique_ptr<CachePolicy> p, const RequestTrace& trace, const std::string& policy,
+           int64_t cache_bytes)
+      : p_(std::move(p)), groups_(std::max<size_t>(trace.groups.size(), 1)) {
+    res_.policy = policy;
+    res_.cache_bytes = cache_bytes;
+    res_.cache_fraction = trace.footprint_bytes > 0 ? static_cast<double>(cache_bytes) /
+                                                          static_cast<double>(trace.footprint_bytes)
+                                                    : 0;
+  }
+
+  void Run(std::span<const Request> reqs, int64_t first) {
+    const int64_t n = static_cast<int64_t>(reqs.size());
+    for (int64_t k = 0; k < n; ++k) Step(reqs[k], first + k);
+  }
+
+  SimulationResult Finish(const SimulationOptions& options) && {
+    res_.bytes_written_to_cache = p_->admitted_bytes() + write_hit_bytes_;
+    res_.miss_ratio = res_.reads > 0 ? 1.0 - static_cast<double>(res_.hits) / static_cast<double>(res_.reads) : 0;
+    res_.byte_miss_ratio = res_.read_bytes > 0 ? 1.0 - static_cast<double>(res_.hit_bytes) /
+                                                           static_cast<double>(res_.read_bytes)
+                                               : 0;
+    res_.pipeline_speedup = PipelineSpeedup(groups_, options.throughput);
+    res_.report = p_->Report();
+    return std::move(res_);
+  }
+
+ private:
+  void Step(const Request& r, int64_t i) {
+    switch (r.kind) {
+      case RequestKind::kRead: {
+        const int64_t before = p_->admitted_bytes();
+        const bool hit = p_->Access(r, i);
+        GroupIo& g = groups_[r.group];
+        g.admitted_bytes += p_->admitted_bytes() - before;
+        ++res_.reads;
+        res_.read_bytes += r.bytes;
+        if (hit) {
+          ++res_.hits;
+          res_.hit_bytes += r.bytes;
+          g.hit_bytes += r.bytes;
+        } else {
+          g.miss_bytes += r.bytes;
+        }
+        break;
+      }
+      case RequestKind::kWrite: {
+        const int64_t before = p_->admitted_bytes();
+        const bool hit = p_->Access(r, i);
+        groups_[r.group].written_bytes += r.bytes;
+        int64_t admitted = p_->admitted_bytes() - before;
+        if (hit) {
+          write_hit_bytes_ += r.bytes;
+          admitted += r.bytes;
+        }
+        groups_[r.group].admitted_bytes += admitted;
+        break;
+      }
+      case RequestKind::kRename:
+        p_->Rename(r, i);
+        break;
+      case RequestKind::kDelete:
+        p_->Delete(r.obj);
+        break;
+    }
+  }
+
+  std::unique_ptr<CachePolicy> p_;
+  std::vector<GroupIo> groups_;
+  SimulationResult res_;
+  int64_t write_hit_bytes_ = 0;
+};
+
+Result<Replayer> MakeReplayer(const RequestTrace& trace, const std::string& policy,
+                              int64_t cache_bytes, const SimulationOptions& options) {
   PolicyOptions po;
   po.capacity_bytes = cache_bytes;
   po.trace = &trace;
   po.seed = options.seed;
   FRUGAL_ASSIGN_OR_RETURN(auto p, MakePolicy(policy, po));
-  SimulationResult res;
-  res.policy = policy;
-  res.cache_bytes = cache_bytes;
-  res.cache_fraction = trace.footprint_bytes > 0
-                           ? static_cast<double>(cache_bytes) / static_cast<double>(trace.footprint_bytes)
-                           : 0;
-  std::vector<GroupIo> groups(std::max<size_t>(trace.groups.size(), 1));
-  int64_t write_hit_bytes = 0;
-  const auto& reqs = trace.requests;
-  const int64_t n = static_cast<int64_t>(reqs.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const Request& r = reqs[i];
-    switch (r.kind) {
-      case RequestKind::kRead: {
-        const int64_t before = p->admitted_bytes();
-        const bool hit = p->Access(r, i);
-        groups[r.group].admitted_bytes += p->admitted_bytes() - before;
-        ++res.reads;
-        res.read_bytes += r.bytes;
-        if (hit) {
-          ++res.hits;
-          res.hit_bytes += r.bytes;
-          groups[r.group].hit_bytes += r.bytes;
-        } else {
-          groups[r.group].miss_bytes += r.bytes;
-        }
-        break;
-      }
-      case RequestKind::kWrite: {
-        const int64_t before = p->admitted_bytes();
-        const bool hit = p->Access(r, i);
-        groups[r.group].written_bytes += r.bytes;
-        int64_t admitted = p->admitted_bytes() - before;
-        if (hit) {
-          write_hit_bytes += r.bytes;
-          admitted += r.bytes;
-        }
-        groups[r.group].admitted_bytes += admitted;
-        break;
-      }
-      case RequestKind::kRename:
-        p->Rename(r, i);
-        break;
-      case RequestKind::kDelete:
-        p->Delete(r.obj);
-        break;
-    }
+  return Replayer(std::move(p), trace, policy, cache_bytes);
+}
+
+}  // namespace
+
+Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::string& policy,
+                                     int64_t cache_bytes, const SimulationOptions& options) {
+  FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(trace, policy, cache_bytes, options));
+  rp.Run(trace.requests, 0);
+  return std::move(rp).Finish(options);
+}
+
+bool CanSimulateStreamed(const std::string& path, const std::string& format,
+                         const std::vector<std::string>& policies, size_t sizes) {
+  if (policies.size() != 1 || sizes != 1) return false;
+  if (policies[0] == "all" || FindRow(Policies(), policies[0]) == nullptr ||
+      IsOfflinePolicy(policies[0])) {
+    return false;
   }
-  res.bytes_written_to_cache = p->admitted_bytes() + write_hit_bytes;
-  res.miss_ratio = res.reads > 0 ? 1.0 - static_cast<double>(res.hits) / static_cast<double>(res.reads) : 0;
-  res.byte_miss_ratio = res.read_bytes > 0 ? 1.0 - static_cast<double>(res.hit_bytes) /
-                                                       static_cast<double>(res.read_bytes)
-                                           : 0;
-  res.pipeline_speedup = PipelineSpeedup(groups, options.throughput);
-  res.report = p->Report();
-  return res;
+  return format == "oracle" || (format == "auto" && GuessTraceFormat(path) == "oracle");
+}
+
+Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::string& policy,
+                                            const std::string& size,
+                                            const SimulationOptions& options) {
+  if (FindRow(Policies(), policy) == nullptr || IsOfflinePolicy(policy)) {
+    return InvalidArgument("policy '" + policy + "' cannot be simulated streamed (expected an online policy of " +
+                           RowNames(Policies()) + ")");
+  }
+  StreamedSimulation out;
+  const auto load_start = std::chrono::steady_clock::now();
+  FRUGAL_ASSIGN_OR_RETURN(StreamedTrace st, StreamedTrace::Open(path));
+  out.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(size, st.trace().footprint_bytes));
+  if (bytes.size() != 1) return InvalidArgument("a streamed simulation takes one cache size, got '" + size + "'");
+  const auto sim_start = std::chrono::steady_clock::now();
+  FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(st.trace(), policy, bytes[0], options));
+  FRUGAL_RETURN_IF_ERROR(st.Replay([&rp](std::span<const Request> block, int64_t first) { rp.Run(block, first); }));
+  out.result = std::move(rp).Finish(options);
+  out.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sim_start).count();
+  out.requests = st.requests();
+  out.trace = st.trace();
+  return out;
 }
 
 Result<std::vector<SimulationResult>> Simulate(const RequestTrace& trace,

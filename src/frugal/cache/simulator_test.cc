@@ -1,5 +1,7 @@
 #include "frugal/cache/simulator.h"
 
+#include "frugal/cache/policy_registry.h"
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -61,6 +63,43 @@ TEST(Simulator, ResultsDoNotDependOnThreads) {
   }
   EXPECT_EQ((*a)[0].policy, "lru");
   EXPECT_EQ((*a)[1].cache_bytes, t->footprint_bytes / 10);
+}
+
+// Streamed = loaded + SimulateOne for every online policy; offline ones
+// and lists are not streamed.
+TEST(Simulator, StreamedMatchesLoadedForOnlinePolicies) {
+  const std::string path = "testdata/cache/cloudphysics_head.oracleGeneral.bin";
+  auto t = LoadRequestTrace(path);
+  ASSERT_TRUE(t.ok());
+  SimulationOptions o;
+  for (const auto& row : Policies()) {
+    const std::string name = row.name;
+    if (IsOfflinePolicy(name)) {
+      EXPECT_FALSE(CanSimulateStreamed(path, "auto", {name}, 1));
+      EXPECT_FALSE(SimulateStreamed(path, name, "10%", o).ok());
+      continue;
+    }
+    EXPECT_TRUE(CanSimulateStreamed(path, "auto", {name}, 1)) << name;
+    for (const char* size : {"1%", "10%"}) {
+      auto s = SimulateStreamed(path, name, size, o);
+      ASSERT_TRUE(s.ok()) << name << ": " << s.status().ToString();
+      auto bytes = ParseCacheSizes(size, t->footprint_bytes);
+      ASSERT_TRUE(bytes.ok());
+      auto l = SimulateOne(*t, name, bytes->front(), o);
+      ASSERT_TRUE(l.ok());
+      EXPECT_EQ(ResultToJson(s->result).dump(), ResultToJson(*l).dump()) << name << " " << size;
+      EXPECT_EQ(s->requests, static_cast<int64_t>(t->requests.size()));
+      EXPECT_EQ(s->trace.footprint_bytes, t->footprint_bytes);
+    }
+  }
+  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"lru", "fifo"}, 1));
+  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"lru"}, 2));
+  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"all"}, 1));
+  EXPECT_FALSE(CanSimulateStreamed("testdata/cache/tiny.csv", "auto", {"lru"}, 1));
+  EXPECT_TRUE(CanSimulateStreamed("x.dat", "oracle", {"lru"}, 1));
+  EXPECT_FALSE(SimulateStreamed(path, "lru", "0%", o).ok());
+  EXPECT_EQ(SimulateStreamed("testdata/cache/nope.bin", "lru", "1%", o).status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST(Simulator, CountsObjectAndByteMissesOnTinyTrace) {

@@ -200,9 +200,60 @@ void ExpectSameTrace(const std::string& path) {
                 a.next_read == b.next_read && a.obj == b.obj && a.group == b.group && a.kind == b.kind)
         << "request " << i;
   }
-  for (size_t i = 0; i < fast->objects.size(); ++i) {
-    ASSERT_EQ(fast->objects[i].first_time_us, slow->objects[i].first_time_us) << "object " << i;
+  // A pathless trace stores no ObjectInfo; its objects read as defaults.
+  const RequestTrace& f = *fast;
+  EXPECT_FALSE(f.objects.has_info());
+  EXPECT_FALSE(slow->objects.has_info());
+  if (!f.objects.empty()) {
+    EXPECT_TRUE(f.objects[0].path.empty());
+    EXPECT_EQ(f.objects[f.objects.size() - 1].worker, -1);
   }
+  // The streamed index gives the same counts and, on replay, the same
+  // requests but next_read.
+  Result<StreamedTrace> st = StreamedTrace::Open(path);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_TRUE(st->trace().requests.empty());
+  EXPECT_EQ(st->requests(), static_cast<int64_t>(f.requests.size()));
+  EXPECT_EQ(st->trace().records, f.records);
+  EXPECT_EQ(st->trace().reads, f.reads);
+  EXPECT_EQ(st->trace().read_bytes, f.read_bytes);
+  EXPECT_EQ(st->trace().footprint_bytes, f.footprint_bytes);
+  EXPECT_EQ(st->trace().objects.size(), f.objects.size());
+  EXPECT_EQ(st->trace().groups.size(), f.groups.size());
+  int64_t seen = 0;
+  bool same = true;
+  Status replay = st->Replay([&](std::span<const Request> block, int64_t first) {
+    if (first != seen) same = false;
+    for (const Request& b : block) {
+      const Request& a = f.requests[static_cast<size_t>(seen++)];
+      if (!(a.time_us == b.time_us && a.bytes == b.bytes && a.obj_size == b.obj_size &&
+            b.next_read == kNever && a.obj == b.obj && a.group == b.group && a.kind == b.kind)) {
+        same = false;
+      }
+    }
+  });
+  ASSERT_TRUE(replay.ok()) << replay.ToString();
+  EXPECT_TRUE(same);
+  EXPECT_EQ(seen, st->requests());
+}
+
+TEST(ObjectTable, StoresInfoOnlyOnceAnObjectHasOne) {
+  ObjectTable t;
+  t.AddPathless();
+  t.AddPathless();
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_FALSE(t.has_info());
+  const ObjectTable& c = t;
+  EXPECT_EQ(c[1].stage, -1);
+  ObjectInfo info;
+  info.path = "/a";
+  t.push_back(info);
+  EXPECT_TRUE(t.has_info());
+  t.AddPathless();
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_EQ(c[2].path, "/a");
+  EXPECT_TRUE(c[0].path.empty());
+  EXPECT_TRUE(c[3].path.empty());
 }
 
 TEST(OracleGeneralFastLoad, MatchesTheStreamingReader) {
@@ -229,6 +280,24 @@ TEST(OracleGeneralFastLoad, RejectsTimeGoingBackwardsWithTheRecordNumber) {
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("backwards.bin: record 3: time 6000000 us is before"), std::string::npos)
       << t.status().ToString();
+  Result<StreamedTrace> st = StreamedTrace::Open(path);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.status().message(), t.status().message());
+  std::filesystem::remove(path);
+}
+
+TEST(OracleGeneralFastLoad, TruncatedFileIsAnErrorNamingTheFile) {
+  const std::string path = TempPath("short.bin");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  unsigned char rec[24 + 10] = {};
+  std::fwrite(rec, 1, sizeof(rec), f);
+  std::fclose(f);
+  for (const Status& s : {LoadRequestTrace(path).status(), StreamedTrace::Open(path).status()}) {
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("short.bin: truncated oracleGeneral trace: 34 bytes"), std::string::npos)
+        << s.ToString();
+  }
   std::filesystem::remove(path);
 }
 

@@ -1,92 +1,123 @@
 // libCacheSim oracleGeneral: little-endian records of 24 bytes,
 // uint32 time_s, uint64 obj_id, uint32 obj_size, int64 next_access_vtime.
 // Every record is a whole-object read.
-#include <cstdio>
+#include "frugal/cache/readers/oracle_general.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <vector>
 
 #include "frugal/base/file_io.h"
-#include "frugal/cache/readers/oracle_general.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
 namespace {
 
-constexpr int64_t kRecordBytes = kOracleRecordBytes;
-constexpr int64_t kBufferRecords = 1 << 16;
-
 class OracleGeneralReader : public TraceReader {
  public:
-  OracleGeneralReader(std::string path, std::FILE* f, int64_t records)
-      : TraceReader(std::move(path)), file_(f), records_(records),
-        buffer_(kBufferRecords * kRecordBytes) {}
-  ~OracleGeneralReader() override { std::fclose(file_); }
+  explicit OracleGeneralReader(std::unique_ptr<OracleGeneralFile> f)
+      : TraceReader(f->path()), file_(std::move(f)) {}
 
   Result<bool> Next(TraceEvent* ev) override {
-    if (record_ >= records_) return false;
+    if (record_ >= file_->records()) return false;
     if (pos_ == filled_) {
-      const size_t n = std::fread(buffer_.data(), kRecordBytes, kBufferRecords, file_);
-      if (n == 0) {
-        ++record_;
-        return RecordError("unexpected end of file");
-      }
-      filled_ = static_cast<int64_t>(n);
+      const int64_t n = std::min(OracleGeneralFile::kBlockRecords, file_->records() - record_);
+      FRUGAL_RETURN_IF_ERROR(file_->View(record_, n, &block_));
+      filled_ = n;
       pos_ = 0;
     }
-    const unsigned char* p = buffer_.data() + pos_ * kRecordBytes;
+    const OracleRecord r = DecodeOracleRecord(block_ + pos_ * kOracleRecordBytes);
     ++pos_;
     ++record_;
-    uint32_t time_s, size;
-    uint64_t id;
-    int64_t next;
-    std::memcpy(&time_s, p, 4);
-    std::memcpy(&id, p + 4, 8);
-    std::memcpy(&size, p + 12, 4);
-    std::memcpy(&next, p + 16, 8);
-    ev->time_us = static_cast<int64_t>(time_s) * 1000000;
+    ev->time_us = static_cast<int64_t>(r.time_s) * 1000000;
     ev->kind = EventKind::kRead;
     ev->path.clear();
     ev->new_path.clear();
-    ev->object_id = id;
+    ev->object_id = r.id;
     ev->offset = 0;
-    ev->length = size;
-    ev->size = size;
+    ev->length = r.size;
+    ev->size = r.size;
     ev->pipeline = ev->stage = ev->worker = -1;
-    ev->next_access_vtime = next;
+    ev->next_access_vtime = r.next_vtime;
     return true;
   }
 
  private:
-  std::FILE* file_;
-  int64_t records_;
-  std::vector<unsigned char> buffer_;
+  std::unique_ptr<OracleGeneralFile> file_;
+  const unsigned char* block_ = nullptr;
   int64_t filled_ = 0;
   int64_t pos_ = 0;
 };
 
 }  // namespace
 
-Result<std::FILE*> OpenOracleGeneralFile(const std::string& path, int64_t* records) {
+Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::string& path) {
   FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) return NotFound(path + ": no such file");
-  if (bytes % kRecordBytes != 0) {
+  if (bytes % kOracleRecordBytes != 0) {
     return InvalidArgument(path + ": truncated oracleGeneral trace: " + std::to_string(bytes) +
                            " bytes is not a multiple of the 24-byte record (record " +
-                           std::to_string(bytes / kRecordBytes + 1) + " is incomplete)");
+                           std::to_string(bytes / kOracleRecordBytes + 1) + " is incomplete)");
   }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return InvalidArgument(path + ": cannot open");
-  *records = static_cast<int64_t>(bytes / kRecordBytes);
-  return f;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgument(path + ": cannot open");
+  const unsigned char* map = nullptr;
+  if (bytes > 0) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      return InvalidArgument(path + ": cannot map (" + std::strerror(errno) + ")");
+    }
+    ::madvise(p, bytes, MADV_SEQUENTIAL);
+    map = static_cast<const unsigned char*>(p);
+  }
+  return std::unique_ptr<OracleGeneralFile>(
+      new OracleGeneralFile(path, fd, static_cast<int64_t>(bytes / kOracleRecordBytes), map));
+}
+
+OracleGeneralFile::~OracleGeneralFile() {
+  if (map_ != nullptr) ::munmap(const_cast<unsigned char*>(map_), static_cast<size_t>(records_ * kOracleRecordBytes));
+  ::close(fd_);
+}
+
+Status OracleGeneralFile::View(int64_t first, int64_t count, const unsigned char** data) const {
+  // A mapped page past the end of a file that shrank would fault: check the
+  // size before handing out the block.
+  struct stat st;
+  const int64_t end = (first + count) * kOracleRecordBytes;
+  if (::fstat(fd_, &st) != 0 || st.st_size < end) {
+    const int64_t have = ::fstat(fd_, &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+    return InvalidArgument(path_ + ": record " + std::to_string(std::max(first, have / kOracleRecordBytes) + 1) +
+                           ": unexpected end of file");
+  }
+  const int64_t begin = first * kOracleRecordBytes;
+  // Release what earlier views held outside this block (whole pages).
+  const int64_t page = ::sysconf(_SC_PAGESIZE);
+  if (held_end_ > held_begin_ && (begin >= held_end_ || end <= held_begin_)) {
+    const int64_t a = held_begin_ / page * page;
+    const int64_t b = held_end_ / page * page;
+    if (b > a) ::madvise(const_cast<unsigned char*>(map_) + a, static_cast<size_t>(b - a), MADV_DONTNEED);
+    held_begin_ = begin;
+  } else if (held_end_ <= held_begin_) {
+    held_begin_ = begin;
+  }
+  held_end_ = end;
+  *data = map_ + begin;
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<TraceReader>> OpenOracleGeneralTrace(const std::string& path) {
-  int64_t records = 0;
-  FRUGAL_ASSIGN_OR_RETURN(std::FILE* f, OpenOracleGeneralFile(path, &records));
-  return std::unique_ptr<TraceReader>(new OracleGeneralReader(path, f, records));
+  FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path));
+  return std::unique_ptr<TraceReader>(new OracleGeneralReader(std::move(f)));
 }
 
 }  // namespace frugal::cache

@@ -1,9 +1,15 @@
-// Shared by the oracleGeneral reader and the trace loader's fast path.
+// libCacheSim oracleGeneral files, shared by the streaming reader, the trace
+// loader and the streamed simulation: a checked open and blocks viewed in
+// a read-only mapping of the file (no copy), the blocks behind the
+// current one dropped from the process (MADV_DONTNEED), so the file's
+// pages in memory stay about one block however large the file; several
+// passes can share one file. An OracleGeneralFile is used by one thread.
 #ifndef FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 #define FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 
 #include <cstdint>
-#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 
 #include "frugal/base/status.h"
@@ -12,9 +18,54 @@ namespace frugal::cache {
 
 inline constexpr int64_t kOracleRecordBytes = 24;
 
-// Checks `path` (exists, a whole number of 24-byte records) and opens it;
-// *records = the number of records. The caller fcloses the file.
-Result<std::FILE*> OpenOracleGeneralFile(const std::string& path, int64_t* records);
+// One record: uint32 time_s, uint64 obj_id, uint32 obj_size, int64
+// next_access_vtime, little-endian.
+struct OracleRecord {
+  uint32_t time_s;
+  uint64_t id;
+  uint32_t size;
+  int64_t next_vtime;
+};
+
+inline OracleRecord DecodeOracleRecord(const unsigned char* p) {
+  OracleRecord r;
+  std::memcpy(&r.time_s, p, 4);
+  std::memcpy(&r.id, p + 4, 8);
+  std::memcpy(&r.size, p + 12, 4);
+  std::memcpy(&r.next_vtime, p + 16, 8);
+  return r;
+}
+
+class OracleGeneralFile {
+ public:
+  // Records per View block (1.5 MiB).
+  static constexpr int64_t kBlockRecords = 1 << 16;
+
+  // Checks `path` (a regular file, a whole number of 24-byte records) and
+  // opens it. NotFound / InvalidArgument naming the file.
+  static Result<std::unique_ptr<OracleGeneralFile>> Open(const std::string& path);
+  ~OracleGeneralFile();
+  OracleGeneralFile(const OracleGeneralFile&) = delete;
+  OracleGeneralFile& operator=(const OracleGeneralFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  int64_t records() const { return records_; }
+  // Points *data at records [first, first + count) (count * 24 bytes),
+  // valid until the next View; the previous views' pages are released.
+  // InvalidArgument "PATH: record N: unexpected end of file" when the file
+  // shrank since Open (checked per block).
+  Status View(int64_t first, int64_t count, const unsigned char** data) const;
+
+ private:
+  OracleGeneralFile(std::string path, int fd, int64_t records, const unsigned char* map)
+      : path_(std::move(path)), fd_(fd), records_(records), map_(map) {}
+  std::string path_;
+  int fd_;
+  int64_t records_;
+  const unsigned char* map_;  // null for an empty file
+  mutable int64_t held_begin_ = 0;  // byte range of the last views, not yet released
+  mutable int64_t held_end_ = 0;
+};
 
 }  // namespace frugal::cache
 
