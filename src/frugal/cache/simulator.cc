@@ -72,6 +72,7 @@ Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::strin
   po.capacity_bytes = cache_bytes;
   po.trace = &trace;
   po.seed = options.seed;
+  po.model_path = options.model_path;
   FRUGAL_ASSIGN_OR_RETURN(auto p, MakePolicy(policy, po));
   SimulationResult res;
   res.policy = policy;
