@@ -67,12 +67,9 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
 }
 
 float GbdtRegressor::Predict(const float* row, int cols) const {
-  DMatrix d;
-  if (XGDMatrixCreateFromMat_omp(row, 1, static_cast<bst_ulong>(cols), -1e30f, &d.h, 1) != 0) return 0;
-  bst_ulong len = 0;
-  const float* out = nullptr;
-  if (XGBoosterPredict(booster_, d.h, 0, 0, 0, &len, &out) != 0 || len < 1) return 0;
-  return out[0];
+  float out = 0;
+  PredictBatch(row, 1, cols, &out);
+  return out;
 }
 
 void GbdtRegressor::PredictBatch(const float* x, size_t rows, int cols, float* out) const {
