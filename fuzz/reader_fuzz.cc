@@ -1,7 +1,8 @@
 // libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
 // frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json,
-// cluster traces (node and pod lists) and Gavel / Lucid co-location data. Readers that take a
+// cluster traces (node and pod lists), Gavel / Lucid co-location data and
+// smartcache model files. Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -13,7 +14,9 @@
 #include <string_view>
 
 #include "frugal/base/file_io.h"
+#include "frugal/cache/policy_registry.h"
 #include "frugal/cache/request_trace.h"
+#include "frugal/cache/smartcache_model.h"
 #include "frugal/cache/trace_reader.h"
 #include "frugal/hw/catalog.h"
 #include "frugal/perf/dataset.h"
@@ -127,6 +130,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
       g.mem_bw_gbps = 900;
       g.fp32_tflops = 14;
       (void)(*m)->PredictMs(std::span<const frugal::OpShape>(&s, 1), g);
+    }
+  } else if (reader == "smartcache_model") {
+    const std::string path = TempFile(data, "json");
+    if (frugal::cache::CheckSmartCacheModel(path).ok()) {
+      // A model that loads must also predict: replay a few reads with it.
+      std::vector<frugal::cache::TraceEvent> ev;
+      for (int i = 0; i < 64; ++i) {
+        frugal::cache::TraceEvent e;
+        e.time_us = i * 1000;
+        e.path = "/data/part-" + std::to_string(i % 9) + ".parquet";
+        e.size = e.length = 100 + i % 5;
+        ev.push_back(e);
+      }
+      auto t = frugal::cache::LoadRequestTrace(ev, "fuzz");
+      frugal::cache::PolicyOptions o;
+      o.capacity_bytes = 400;
+      o.trace = &*t;
+      o.model_path = path;
+      auto p = frugal::cache::MakePolicy("smartcache", o);
+      if (p.ok()) {
+        for (size_t i = 0; i < t->requests.size(); ++i) (*p)->Access(t->requests[i], static_cast<int64_t>(i));
+      }
     }
   } else if (reader == "share_jobs") {
     auto w = frugal::share::ParseJobsJson(data, "fuzz.jobs.json");

@@ -31,7 +31,7 @@ py 'import json,sys; s=json.load(open(sys.argv[1]))["skipped"]; assert s=={"unkn
 
 # list shows the one policy table.
 "$FRUGAL" cache list >"$TMP/list.txt" || fail "cache list"
-for p in fifo lru lfu arc s3fifo sieve gdsf wtinylfu lrb belady smartcache image text join; do
+for p in fifo lru lfu arc s3fifo sieve gdsf wtinylfu lrb glcache belady smartcache image text join; do
   grep -q "^  $p " "$TMP/list.txt" || fail "cache list lacks $p"
 done
 
@@ -42,7 +42,7 @@ py '
 import json,sys
 j=json.load(open(sys.argv[1]))
 r=j["results"]
-assert len(r)==22, len(r)
+assert len(r)==24, len(r)
 for x in r:
   for k in ("policy","cache_bytes","miss_ratio","byte_miss_ratio","pipeline_speedup","bytes_written_to_cache"):
     assert k in x, k
@@ -78,6 +78,29 @@ a=json.load(open(sys.argv[1]))["results"]; b=json.load(open(sys.argv[2]))["resul
 assert [x["byte_miss_ratio"] for x in a]==[x["byte_miss_ratio"] for x in b]
 assert a[1]["byte_miss_ratio"]<=a[0]["byte_miss_ratio"]+1e-9, "belady worse than lru"
 ' "$TMP/g1.json" "$TMP/g2.json" || fail "frt and csv disagree"
+
+# cache train writes a model file smartcache warm-starts from; bad model
+# files are one error line naming the file, exit 1.
+"$FRUGAL" cache gen --preset join --pipelines 1 --days 2 --scale 0.01 -o "$TMP/j.frt" 2>/dev/null || fail "gen join"
+"$FRUGAL" cache train "$TMP/j.frt" -o "$TMP/m.json" --size 5% >"$TMP/train.txt" || fail "cache train"
+grep -q "^wrote $TMP/m.json: smartcache models trained on" "$TMP/train.txt" || fail "train output: $(cat "$TMP/train.txt")"
+"$FRUGAL" cache train "$TMP/j.frt" -o "$TMP/m2.json" --size 5% >/dev/null || fail "cache train again"
+cmp -s "$TMP/m.json" "$TMP/m2.json" || fail "cache train is not deterministic"
+"$FRUGAL" cache simulate "$TMP/a.frt" --policy smartcache --size 5% --model "$TMP/m.json" --json >"$TMP/warm.json" ||
+  fail "simulate --model"
+py 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert len(r)==1 and r[0]["policy"]=="smartcache", r' \
+  "$TMP/warm.json" || fail "simulate --model results"
+expect_error 1 "nomodel.json: no such file" cache simulate "$TMP/a.frt" --policy smartcache --model "$TMP/nomodel.json"
+head -c 300 "$TMP/m.json" > "$TMP/trunc.json"
+expect_error 1 "trunc.json: malformed JSON" cache simulate "$TMP/a.frt" --policy smartcache --model "$TMP/trunc.json"
+head -c 200 /dev/urandom > "$TMP/garbage.json"
+expect_error 1 "garbage.json" cache simulate "$TMP/a.frt" --policy smartcache --model "$TMP/garbage.json"
+echo '{"format": "frugal-perf-model"}' > "$TMP/kind.json"
+expect_error 1 "kind.json: not a smartcache model" cache simulate "$TMP/a.frt" --policy smartcache --model "$TMP/kind.json"
+expect_error 1 "policy 'lru' takes no model file" cache simulate "$TMP/a.frt" --policy lru --model "$TMP/m.json"
+expect_error 1 "policy 'fifo' takes no model file" cache simulate "$TMP/a.frt" --policy all --model "$TMP/m.json"
+expect_error 1 "cache train takes one --size" cache train "$TMP/a.frt" -o "$TMP/x.json" --size 1%,5%
+"$FRUGAL" cache train >/dev/null 2>&1; [ $? -eq 2 ] || fail "'cache train' without TRACE should exit 2"
 
 # Human table.
 "$FRUGAL" cache simulate testdata/cache/tiny.csv --policy lru --size 100% >"$TMP/t.txt" || fail "table"

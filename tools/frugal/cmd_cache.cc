@@ -1,6 +1,7 @@
-// `frugal cache simulate|gen|info|speed|list`: simulate cache policies on I/O
-// traces, generate Beam-like pipeline traces, describe a trace, list the
-// policies, presets and trace formats (SmartCache).
+// `frugal cache simulate|train|gen|info|speed|list`: simulate cache policies
+// on I/O traces, train smartcache's models into a model file, generate
+// Beam-like pipeline traces, describe a trace, list the policies, presets
+// and trace formats (SmartCache).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/simulator.h"
+#include "frugal/cache/smartcache_model.h"
 #include "frugal/cache/svg_plot.h"
 #include "frugal/cache/trace_writer.h"
 #include "verbs.h"
@@ -31,6 +33,8 @@ struct SimulateArgs {
   std::string policy = "lru";
   std::string size = "1%,5%,10%";
   std::string svg;
+  std::string model;
+  std::string out;
   bool json = false;
   bool no_stream = false;
   int threads = 0;
@@ -133,6 +137,7 @@ int RunSimulate(const SimulateArgs& a) {
     SimulationOptions o;
     o.seed = a.seed;
     o.throughput = a.throughput;
+    o.model_path = a.model;
     Result<StreamedSimulation> s = SimulateStreamed(a.trace, policies[0], a.size, o);
     if (!s.ok()) return ReportError(s.status());
     RunTimes times{s->load_s, s->simulate_s, static_cast<double>(s->requests)};
@@ -150,6 +155,7 @@ int RunSimulate(const SimulateArgs& a) {
   o.threads = a.threads;
   o.seed = a.seed;
   o.throughput = a.throughput;
+  o.model_path = a.model;
   const auto sim_start = std::chrono::steady_clock::now();
   Result<std::vector<SimulationResult>> res = Simulate(*t, o);
   if (!res.ok()) return ReportError(res.status());
@@ -157,6 +163,34 @@ int RunSimulate(const SimulateArgs& a) {
   const int64_t requests = static_cast<int64_t>(t->requests.size());
   RunTimes times{load_s, simulate_s, static_cast<double>(requests) * static_cast<double>(res->size())};
   return PrintSimulation(a, *t, requests, *res, times, false);
+}
+
+// Runs smartcache's online learner over the trace and writes its models.
+int RunTrain(const SimulateArgs& a) {
+  Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
+  if (!t.ok()) return ReportError(t.status());
+  Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  if (sizes->size() != 1) return ReportError(InvalidArgument("cache train takes one --size, got '" + a.size + "'"));
+  PolicyOptions o;
+  o.capacity_bytes = sizes->front();
+  o.seed = a.seed;
+  o.model_path = a.model;
+  Result<nlohmann::json> model = TrainSmartCacheModel(*t, o);
+  if (!model.ok()) return ReportError(model.status());
+  Status st = WriteStringToFile(a.out, model->dump() + "\n");
+  if (!st.ok()) return ReportError(st);
+  const nlohmann::json& on = (*model)["trained_on"];
+  if (a.json) {
+    PrintJson({{"model", a.out}, {"trained_on", on}});
+    return 0;
+  }
+  std::fputs(fmt::format("wrote {}: smartcache models trained on {} ({} requests, cache {}, {} refits)\n", a.out,
+                         a.trace, on["requests"].get<int64_t>(),
+                         HumanBytes(static_cast<double>(o.capacity_bytes)), on["retrains"].get<int64_t>())
+                 .c_str(),
+             stdout);
+  return 0;
 }
 
 struct GenArgs {
@@ -276,6 +310,7 @@ void SetupCache(CLI::App& sub, int* exit_code) {
       ->capture_default_str()
       ->check(IntIn(0, 1024));
   sim->add_option("--seed", sa->seed, "Seed for randomised and learned policies")->capture_default_str();
+  sim->add_option("--model", sa->model, "smartcache model file to warm-start from (frugal cache train)");
   sim->add_option("--remote-gbps", sa->throughput.remote_gbps, "Remote storage bandwidth, GB/s")
       ->capture_default_str()
       ->check(NumberIn(0, 1e6, true));
@@ -286,6 +321,19 @@ void SetupCache(CLI::App& sub, int* exit_code) {
       ->capture_default_str()
       ->check(NumberIn(0, 1e6, true));
   sim->callback([sa, exit_code] { *exit_code = RunSimulate(*sa); });
+
+  auto ta = std::make_shared<SimulateArgs>();
+  ta->size = "10%";
+  CLI::App* train = sub.add_subcommand("train", "Train smartcache's models on a trace and write a model file");
+  train->add_option("TRACE", ta->trace, "Trace file")->required();
+  train->add_option("-o,--out", ta->out, "Model file to write (JSON)")->required();
+  train->add_option("--size", ta->size, "Cache size the learner runs at (percentage or bytes)")
+      ->capture_default_str();
+  train->add_option("--seed", ta->seed, "Seed of the learner")->capture_default_str();
+  train->add_option("--format", ta->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
+  train->add_option("--model", ta->model, "Model file to continue from");
+  train->add_flag("--json", ta->json, "Machine-readable output");
+  train->callback([ta, exit_code] { *exit_code = RunTrain(*ta); });
 
   auto ga = std::make_shared<GenArgs>();
   CLI::App* gen = sub.add_subcommand("gen", "Generate a Beam-like pipeline I/O trace");

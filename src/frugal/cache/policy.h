@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,9 @@ struct PolicyOptions {
   // trace). An online cache (the mount) whose trace grows sets its bound.
   int64_t object_slots = 0;
   ResidencyObserver* observer = nullptr;  // optional; outlives the policy
+  // A trained model file to warm-start from (frugal cache train); empty =
+  // none. Only policies that take one accept it (smartcache).
+  std::string model_path;
 
   size_t slots() const {
     return static_cast<size_t>(object_slots > 0 ? object_slots

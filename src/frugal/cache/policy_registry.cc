@@ -15,6 +15,8 @@ constexpr RegistryRow<PolicyFactory> kPolicies[] = {
     {"gdsf", "greedy dual size frequency", &NewGdsf},
     {"wtinylfu", "window TinyLFU: frequency-sketch admission to a segmented LRU", &NewWTinyLfu},
     {"lrb", "learned relaxed Belady: GBDT on recency/frequency features (NSDI'20)", &NewLrb},
+    {"glcache", "GL-Cache: groups by insertion order, GBDT-learned group utility, evict the lowest (FAST'23)",
+     &NewGlCache},
     {"belady", "offline oracle: evict the farthest next read, bypass if not reused", &NewBelady},
     {"smartcache", "learned caching cost (1 / benefit density) and lifetimes: admission + due-time eviction",
      &NewSmartCache},
@@ -25,6 +27,8 @@ constexpr RegistryRow<PolicyFactory> kPolicies[] = {
 std::span<const RegistryRow<PolicyFactory>> Policies() { return kPolicies; }
 
 bool IsOfflinePolicy(const std::string& name) { return name == "belady"; }
+
+bool TakesModel(const std::string& name) { return name == "smartcache"; }
 
 Result<std::unique_ptr<CachePolicy>> MakePolicy(const std::string& name,
                                                 const PolicyOptions& options) {
@@ -38,6 +42,13 @@ Result<std::unique_ptr<CachePolicy>> MakePolicy(const std::string& name,
                            std::to_string(options.capacity_bytes));
   }
   if (options.trace == nullptr) return Internal("MakePolicy without a trace");
+  if (!options.model_path.empty()) {
+    if (!TakesModel(name)) {
+      return InvalidArgument("policy '" + name + "' takes no model file (" + options.model_path +
+                             "); only smartcache does");
+    }
+    return NewSmartCacheWithModel(options);
+  }
   return row->factory(options);
 }
 

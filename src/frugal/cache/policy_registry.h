@@ -21,7 +21,12 @@ std::span<const RegistryRow<PolicyFactory>> Policies();
 // True for policies that read the future (belady): not a baseline.
 bool IsOfflinePolicy(const std::string& name);
 
-// Creates `name`; InvalidArgument for an unknown name or a capacity <= 0.
+// True for policies that warm-start from PolicyOptions::model_path.
+bool TakesModel(const std::string& name);
+
+// Creates `name`; InvalidArgument for an unknown name, a capacity <= 0, or
+// a model_path given to a policy that takes none; smartcache's model file
+// errors (missing, truncated, not a model) name the file.
 Result<std::unique_ptr<CachePolicy>> MakePolicy(const std::string& name,
                                                 const PolicyOptions& options);
 

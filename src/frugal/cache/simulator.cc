@@ -154,6 +154,7 @@ Result<Replayer> MakeReplayer(const RequestTrace& trace, const std::string& poli
   po.capacity_bytes = cache_bytes;
   po.trace = &trace;
   po.seed = options.seed;
+  po.model_path = options.model_path;
   FRUGAL_ASSIGN_OR_RETURN(auto p, MakePolicy(policy, po));
   return Replayer(std::move(p), trace, policy, cache_bytes);
 }

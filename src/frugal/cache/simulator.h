@@ -25,6 +25,7 @@ struct SimulationOptions {
   int threads = 0;  // 0 = one per hardware thread
   uint64_t seed = 1;
   ThroughputOptions throughput;
+  std::string model_path;  // PolicyOptions::model_path for every policy; empty = none
 };
 
 struct SimulationResult {

@@ -52,10 +52,12 @@ class Booster {
   BoosterHandle h_ = nullptr;
 };
 
+}  // namespace
+
 // XGBoost trusts a model's tree arrays: a child index that points back up
 // the tree makes prediction loop forever. Nodes are numbered in expansion
 // order, so every child must be -1 (leaf) or a later node of the same tree.
-Status CheckTrees(const json& model, const std::string& what) {
+Status CheckXgbTreeModel(const nlohmann::json& model, const std::string& what) {
   const json* trees = nullptr;
   try {
     trees = &model.at("learner").at("gradient_booster").at("model").at("trees");
@@ -148,8 +150,6 @@ Status CheckTrees(const json& model, const std::string& what) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 struct OpBoosters::Impl {
   std::map<PerfOp, std::unique_ptr<Booster>> boosters;
@@ -259,10 +259,10 @@ Status OpBoosters::FromJson(const char* model, const nlohmann::json& j) {
     }
     const std::string what = fmt::format("{}: booster '{}'", model, name);
     if (blob.is_object()) {
-      FRUGAL_RETURN_IF_ERROR(CheckTrees(blob, what));
+      FRUGAL_RETURN_IF_ERROR(CheckXgbTreeModel(blob, what));
     } else {
       FRUGAL_ASSIGN_OR_RETURN(json parsed, ParseUbjson(bytes, what));
-      FRUGAL_RETURN_IF_ERROR(CheckTrees(parsed, what));
+      FRUGAL_RETURN_IF_ERROR(CheckXgbTreeModel(parsed, what));
     }
     auto b = std::make_unique<Booster>();
     FRUGAL_XGB(XGBoosterCreate(nullptr, 0, b->out()), "creating booster");

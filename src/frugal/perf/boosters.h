@@ -19,6 +19,11 @@
 
 namespace frugal {
 
+// Checks an XGBoost JSON model before it is loaded: XGBoost trusts a
+// model's tree arrays (a bad child index loops or reads out of bounds).
+// InvalidArgument naming `what` on any inconsistency.
+Status CheckXgbTreeModel(const nlohmann::json& model, const std::string& what);
+
 // One regression booster per op type over dense float features.
 class OpBoosters {
  public:

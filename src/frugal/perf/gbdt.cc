@@ -1,8 +1,11 @@
 #include "frugal/perf/gbdt.h"
 
+#include <algorithm>
 #include <string>
 
 #include <xgboost/c_api.h>
+
+#include "frugal/perf/boosters.h"
 
 namespace frugal {
 namespace {
@@ -64,12 +67,58 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
 }
 
 float GbdtRegressor::Predict(const float* row, int cols) const {
+  float out = 0;
+  PredictBatch(row, 1, cols, &out);
+  return out;
+}
+
+void GbdtRegressor::PredictBatch(const float* x, size_t rows, int cols, float* out) const {
+  std::fill(out, out + rows, 0.f);
+  if (rows == 0) return;
   DMatrix d;
-  if (XGDMatrixCreateFromMat_omp(row, 1, static_cast<bst_ulong>(cols), -1e30f, &d.h, 1) != 0) return 0;
+  if (XGDMatrixCreateFromMat_omp(x, static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols), -1e30f, &d.h,
+                                 1) != 0) {
+    return;
+  }
   bst_ulong len = 0;
-  const float* out = nullptr;
-  if (XGBoosterPredict(booster_, d.h, 0, 0, 0, &len, &out) != 0 || len < 1) return 0;
-  return out[0];
+  const float* pred = nullptr;
+  if (XGBoosterPredict(booster_, d.h, 0, 0, 0, &len, &pred) != 0 || len != rows) return;
+  std::copy(pred, pred + rows, out);
+}
+
+nlohmann::json GbdtRegressor::ToJson() const {
+  bst_ulong len = 0;
+  const char* buf = nullptr;
+  if (booster_ == nullptr || XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &len, &buf) != 0) {
+    return nullptr;
+  }
+  return nlohmann::json::parse(std::string(buf, len), nullptr, false);
+}
+
+Status GbdtRegressor::FromJson(const nlohmann::json& j, int cols, const std::string& what) {
+  Status st = CheckXgbTreeModel(j, what);
+  if (!st.ok()) return st;
+  try {
+    const nlohmann::json& n = j.at("learner").at("learner_model_param").at("num_feature");
+    const std::string v = n.is_string() ? n.get<std::string>() : n.dump();
+    if (v != std::to_string(cols)) {
+      return InvalidArgument(what + ": reads " + v + " features, expected " + std::to_string(cols));
+    }
+  } catch (const std::exception&) {
+    return InvalidArgument(what + ": model parameters missing");
+  }
+  const std::string text = j.dump();
+  BoosterHandle b = nullptr;
+  if (XGBoosterCreate(nullptr, 0, &b) != 0) return XgbError("booster");
+  if (XGBoosterLoadModelFromBuffer(b, text.data(), static_cast<bst_ulong>(text.size())) != 0 ||
+      XGBoosterSetParam(b, "nthread", "1") != 0) {
+    const Status err = InvalidArgument(what + ": " + XGBGetLastError());
+    XGBoosterFree(b);
+    return err;
+  }
+  if (booster_ != nullptr) XGBoosterFree(booster_);
+  booster_ = b;
+  return Status::Ok();
 }
 
 }  // namespace frugal

@@ -7,7 +7,10 @@
 #define FRUGAL_PERF_GBDT_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "frugal/base/status.h"
 
@@ -33,6 +36,16 @@ class GbdtRegressor {
   bool fitted() const { return booster_ != nullptr; }
   // Predicts one row of `cols` features. REQUIRES: fitted().
   float Predict(const float* row, int cols) const;
+  // Predicts `rows` rows of `cols` features (row major) into out[0..rows)
+  // with one XGBoost call; the same values as Predict row by row.
+  // REQUIRES: fitted().
+  void PredictBatch(const float* x, size_t rows, int cols, float* out) const;
+
+  // The fitted model as XGBoost JSON. REQUIRES: fitted().
+  nlohmann::json ToJson() const;
+  // Replaces the model with `j` (from ToJson) after checking its trees and
+  // that it reads `cols` features; InvalidArgument naming `what` otherwise.
+  Status FromJson(const nlohmann::json& j, int cols, const std::string& what);
 
  private:
   GbdtOptions options_;

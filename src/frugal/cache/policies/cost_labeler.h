@@ -34,10 +34,13 @@ class CostLabeler {
   double never() const { return never_; }
 
   // Opens a sample of `obj` at `time_us`, clock `clock` (size_bytes >= 0).
-  void Open(uint32_t obj, int64_t time_us, int64_t clock, int64_t size_bytes, const Payload& payload) {
+  // Returns its payload, which stays at that address until the sample's
+  // label was handed out (so its owner may fill it in later).
+  Payload& Open(uint32_t obj, int64_t time_us, int64_t clock, int64_t size_bytes, const Payload& payload) {
     const int64_t id = base_ + static_cast<int64_t>(samples_.size());
     samples_.push_back({payload, time_us, clock, std::max<int64_t>(size_bytes, 1), 0, -1, obj, false});
     open_[obj].push_back(id);
+    return samples_.back().payload;
   }
   // Samples held: open, or closed but not yet dropped by Advance.
   size_t kept_samples() const { return samples_.size(); }

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace frugal::cache {
 
@@ -55,6 +56,13 @@ class PathInterner {
     auto [it, inserted] = ids_.try_emplace(key, static_cast<int>(ids_.size()));
     return it->second;
   }
+  // The keys in id order (Id of each, in this order, rebuilds the ids).
+  std::vector<std::string> Keys() const {
+    std::vector<std::string> keys(ids_.size());
+    for (const auto& [k, id] : ids_) keys[static_cast<size_t>(id)] = k;
+    return keys;
+  }
+  size_t size() const { return ids_.size(); }
 
  private:
   std::unordered_map<std::string, int> ids_;

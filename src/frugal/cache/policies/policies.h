@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "frugal/base/status.h"
 #include "frugal/cache/policy.h"
 
 namespace frugal::cache {
@@ -24,8 +25,12 @@ std::unique_ptr<CachePolicy> NewSieve(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewGdsf(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewWTinyLfu(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewLrb(const PolicyOptions& o);
+std::unique_ptr<CachePolicy> NewGlCache(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewBelady(const PolicyOptions& o);
 std::unique_ptr<CachePolicy> NewSmartCache(const PolicyOptions& o);
+// smartcache warm-started from o.model_path (none when empty); the error
+// names the file when it is missing or not a valid model.
+Result<std::unique_ptr<CachePolicy>> NewSmartCacheWithModel(const PolicyOptions& o);
 
 }  // namespace frugal::cache
 

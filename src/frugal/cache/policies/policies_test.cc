@@ -108,6 +108,49 @@ TEST(ArcPolicy, ScanResistantAfterWarmup) {
   EXPECT_TRUE(h[h.size() - 2]);
 }
 
+TEST(GlCachePolicy, LearnsToKeepHotGroupsThroughAScan) {
+  // Half the reads go to 60 hot objects, half to a scan of objects read
+  // once; the cache holds 100. Groups of scanned objects earn no utility,
+  // so once the group model is fitted glcache evicts them first and keeps
+  // most hot objects (FIFO keeps about half).
+  std::vector<int> ids;
+  uint64_t s = 11;
+  int next_cold = 1000;
+  for (int i = 0; i < 120000; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t r = s >> 33;
+    ids.push_back(r % 2 == 0 ? static_cast<int>((r >> 1) % 60) : next_cold++);
+  }
+  auto t = Reads(ids);
+  auto late_hits = [&](const std::string& policy) {
+    auto h = Hits(policy, t, 100 * 100);
+    int n = 0;
+    for (size_t i = h.size() / 2; i < h.size(); ++i) n += h[i];
+    return n;
+  };
+  const int fifo = late_hits("fifo"), gl = late_hits("glcache");
+  EXPECT_GT(gl, fifo * 13 / 10) << "fifo " << fifo << " glcache " << gl;
+  EXPECT_GE(gl, 60000 / 2 * 7 / 10) << "most hot reads should hit";
+  SimulationOptions o;
+  auto r = SimulateOne(t, "glcache", 100 * 100, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->report["retrains"].get<int64_t>(), 0);
+  EXPECT_GT(r->report["groups_evicted"].get<int64_t>(), 0);
+}
+
+TEST(GlCachePolicy, EvictsAWholeGroupAtOnce) {
+  // Groups hold capacity / 32 bytes: with 3200 bytes and objects of 10,
+  // ten objects per group. One more object than fits evicts the first
+  // group (none was hit), so exactly its ten objects are gone.
+  std::vector<int> ids;
+  for (int i = 0; i < 321; ++i) ids.push_back(i);
+  for (int i = 10; i < 20; ++i) ids.push_back(i);
+  for (int i = 0; i < 10; ++i) ids.push_back(i);
+  auto h = Hits("glcache", Reads(ids, 10), 3200);
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(h[321 + i]) << "object " << 10 + i << " of the second group";
+  for (int i = 10; i < 20; ++i) EXPECT_FALSE(h[321 + i]) << "object " << i - 10 << " of the first group";
+}
+
 TEST(SmartCachePolicy, ReportsModelAccuracyFields) {
   auto t = Reads({1, 2, 3, 1, 2, 3});
   SimulationOptions o;

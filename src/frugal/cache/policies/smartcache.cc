@@ -37,9 +37,12 @@
 // ago) until the re-read after it.
 //
 // Labels are only ever outcomes already observed; the models retrain on a
-// sliding window of the latest labelled accesses whenever enough new labels
-// arrived (checked every 512 requests on the simulation clock), so runs are
-// deterministic. Report() gives the lifetime accuracy (share of files whose
+// sliding window of the latest labelled accesses whenever a quarter of the
+// window is new (at least 256 labels; checked every 512 requests on the
+// simulation clock), so runs are deterministic. Predictions are queued and
+// made for many accesses in one model call when a decision first needs
+// them (see Pending). A model file (smartcache_model.h) warm-starts the
+// models, the path-pattern ids and the pattern statistics. Report() gives the lifetime accuracy (share of files whose
 // lifetime, predicted at their first access, is within 2x of the truth),
 // the reuse accuracy, and the accuracy of the read-again and cost models.
 #include <algorithm>
@@ -48,6 +51,8 @@
 #include <deque>
 #include <limits>
 
+#include "frugal/base/file_io.h"
+#include "frugal/cache/smartcache_model.h"
 #include "frugal/perf/gbdt.h"
 #include "frugal/cache/policies/cost_labeler.h"
 #include "frugal/cache/policies/path_features.h"
@@ -79,6 +84,9 @@ constexpr size_t kCandidates = 256;
 constexpr int64_t kMinPatternLabels = 16;
 constexpr double kConsistentVar = 0.25;
 constexpr double kDead = std::numeric_limits<double>::max();
+// Refit once this share of the training window is new: four models over up
+// to kTrainWindow rows each cost far more than the predictions between.
+constexpr double kRefitShare = 0.25;
 
 using Row = std::array<float, kFeatures>;
 
@@ -94,6 +102,7 @@ struct Sample {
   float pred_ttl_s = -1;
   bool first = false;     // the file's first access in the trace
   bool done = false;
+  bool awaiting = false;  // its predictions are queued (see Pending)
 };
 
 // What the cost labeler carries per access.
@@ -101,10 +110,24 @@ struct CostRow {
   Row x;
   float pred_live = -1;      // predicted probability of a next read; -1 = none
   float pred_log_cost = -1;  // predicted log1p(cost) if read again
+  bool awaiting = false;     // its prediction is queued (see Pending)
+};
+
+// An access whose model predictions are queued: they are made for many
+// accesses in one call per model, when a decision first needs them (an
+// admission or eviction reads the costs, a label reads the prediction it
+// is checked against, a refit replaces the models), so every prediction
+// is the one the models in force at that access would have made.
+struct Pending {
+  uint32_t obj;
+  Sample* sample;         // awaiting the lifetime predictions, or null
+  CostRow* cost;          // awaiting the cost predictions, or null
+  bool consistent;        // the pattern's own statistics replace the models'
+  bool known;             // the pattern was known at the access
+  double pattern_log_cost, pattern_live;
 };
 
 struct FileState {
-  bool has_path = false;  // SetPath ran (an online trace names files as they appear)
   int64_t first_us = -1;
   int64_t last_us = -1;
   int64_t first_index = -1;
@@ -115,6 +138,7 @@ struct FileState {
   int ext = 0;
   bool renamed = false;
   bool temp = false;
+  bool path_set = false;
   double cost = kUnknownCost;  // predicted at the last read or write, in requests
   int64_t cost_index = -1;     // ... at this request (a rename moves no data)
   bool cost_known = false;     // the pattern had enough labels then
@@ -146,8 +170,16 @@ class SmartCache : public ResizingPolicy {
         costs_(o.slots(), kCostCensorUs, kNeverCost),
         live_model_({30, 6, 0.3, o.seed}), cost_model_({40, 6, 0.3, o.seed + 3}),
         reuse_model_({30, 6, 0.3, o.seed + 1}), ttl_model_({30, 6, 0.3, o.seed + 2}) {
-    const size_t known = std::min(files_.size(), o.trace->objects.size());
-    for (size_t i = 0; i < known; ++i) SetPath(static_cast<uint32_t>(i), o.trace->objects[i].path);
+    schedule_.set_new_share(kRefitShare);
+  }
+
+  // Warm start from a model file (see smartcache_model.h); errors name it.
+  Status Load(const std::string& path);
+  // The models and pattern statistics, as a model file.
+  nlohmann::json Save(const RequestTrace& trace) const;
+  // Refits on the labels seen so far (the end of a training run).
+  void FinalRetrain() {
+    if (cost_cursor_.rows > 0 || cursor_.rows > 0) Retrain();
   }
 
   bool Access(const Request& r, int64_t index) override {
@@ -158,24 +190,30 @@ class SmartCache : public ResizingPolicy {
       return true;
     }
     if (!Fits(r.obj_size)) return false;
+    Flush();
     const double mine = Key(x, index);
     if (mine == kDead) return false;
     if (used_ + r.obj_size > capacity_) {
       // Admit only if the bytes to free all belong to files due later.
-      residents_.Candidates(residents_.size() <= 4 * kCandidates ? residents_.size() : kCandidates, &cand_);
-      std::sort(cand_.begin(), cand_.end());
-      cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+      const bool all = residents_.size() <= 4 * kCandidates;
+      residents_.Candidates(all ? residents_.size() : kCandidates, &cand_);
+      if (!all) {  // a sample drawn with replacement
+        std::sort(cand_.begin(), cand_.end());
+        cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+      }
       keys_.clear();
       for (uint32_t v : cand_) keys_.push_back({Key(v, index), v});
-      std::sort(keys_.begin(), keys_.end(), std::greater<>());
+      // The latest due first; a heap, as few are usually needed.
+      std::make_heap(keys_.begin(), keys_.end());
       int64_t freeable = capacity_ - used_;
       size_t victims = 0;
-      for (; victims < keys_.size() && freeable < r.obj_size; ++victims) {
-        if (keys_[victims].first <= mine) return false;
-        freeable += ResidentSize(keys_[victims].second);
+      for (auto end = keys_.end(); end != keys_.begin() && freeable < r.obj_size; ++victims) {
+        std::pop_heap(keys_.begin(), end--);
+        if (end->first <= mine) return false;
+        freeable += ResidentSize(end->second);
       }
       if (freeable < r.obj_size) return false;
-      for (size_t i = 0; i < victims; ++i) Evict(keys_[i].second);
+      for (size_t i = 0; i < victims; ++i) Evict(keys_[keys_.size() - 1 - i].second);
     }
     residents_.Insert(x);
     AddResident(x, r.obj_size);
@@ -215,10 +253,10 @@ class SmartCache : public ResizingPolicy {
  private:
   void SetPath(uint32_t x, const std::string& path) {
     FileState& f = files_[x];
-    f.has_path = true;
     f.pattern = interner_.Id(PathInterner::Pattern(path));
     f.ext = interner_.Id("." + PathInterner::Extension(path));
     f.temp = path.find(".temp") != std::string::npos || path.find("/tmp/") != std::string::npos;
+    f.path_set = true;
   }
 
   // The expected cost of a pattern's files from its labels: the mean cost
@@ -259,6 +297,7 @@ class SmartCache : public ResizingPolicy {
   }
 
   void EvictOne(int64_t now, uint32_t keep) {
+    Flush();
     residents_.Candidates(kCandidates, &cand_);
     uint32_t best = keep;
     double best_key = 0;
@@ -320,7 +359,6 @@ class SmartCache : public ResizingPolicy {
 
   // Labels, state, prediction and training for one access.
   void Observe(const Request& r, int64_t index) {
-    if (!files_[r.obj].has_path) SetPath(r.obj, trace_.objects[r.obj].path);
     const int64_t now = r.time_us;
     CompleteUpTo(now);
     costs_.Advance(now, [&](CostRow& row, double cost) { CostLabel(row, cost); });
@@ -330,6 +368,8 @@ class SmartCache : public ResizingPolicy {
     run.last_us = now;
     ++run.requests;
     FileState& f = files_[r.obj];
+    // The path is read at the first access: an online cache's trace grows.
+    if (!f.path_set) SetPath(r.obj, trace_.objects[r.obj].path);
     const bool first = f.first_us < 0;
     if (first) {
       f.first_us = now;
@@ -361,45 +401,88 @@ class SmartCache : public ResizingPolicy {
     s.obj = r.obj;
     s.size = std::max<int64_t>(r.obj_size, 1);
     s.first = first;
-    if (reuse_model_.fitted()) {
-      s.pred_reuse = std::max(0.f, std::expm1(reuse_model_.Predict(s.x.data(), kFeatures)));
-      s.pred_ttl_s = std::max(0.f, std::expm1(ttl_model_.Predict(s.x.data(), kFeatures)));
-    }
+    s.awaiting = reuse_model_.fitted();
     f.last_us = now;
     f.last_index = index;
     f.pending.push_back(base_ + static_cast<int64_t>(samples_.size()));
     samples_.push_back(s);
+    Pending p{r.obj, s.awaiting ? &samples_.back() : nullptr, nullptr, false, false, 0, 0};
     // A rename is metadata only: the write's cost sample stays open.
     if (r.kind != RequestKind::kRename) {
-      CostRow row{s.x, -1, -1};
-      if (live_model_.fitted()) {
-        // Expected cost = cost if read again / probability of a next read
-        // (a hurdle model: the "never" labels do not drag the cost).
-        double live = std::clamp(static_cast<double>(live_model_.Predict(s.x.data(), kFeatures)), 0.0, 1.0);
-        double log_cost = cost_model_.fitted() ? static_cast<double>(cost_model_.Predict(s.x.data(), kFeatures))
-                                               : std::log1p(kNeverCost);
-        row.pred_live = static_cast<float>(live);
-        row.pred_log_cost = static_cast<float>(log_cost);
+      CostRow row{s.x, -1, -1, live_model_.fitted()};
+      if (row.awaiting) {
+        p.known = Known(f.pattern);
         // A pattern whose files all cost about the same (raw input re-read
         // by the daily run) is its own best predictor.
-        if (r.kind == RequestKind::kRead && Known(f.pattern)) {
+        if (r.kind == RequestKind::kRead && p.known) {
           const PatternStats& ps = patterns_[static_cast<size_t>(f.pattern)];
           const double n = static_cast<double>(ps.live_n), mean = n > 0 ? ps.live_sum / n : 0;
           if (n > 0 && ps.live_sq / n - mean * mean < kConsistentVar) {
-            log_cost = mean;
-            live = n / static_cast<double>(ps.cost_n);
+            p.consistent = true;
+            p.pattern_log_cost = mean;
+            p.pattern_live = n / static_cast<double>(ps.cost_n);
           }
         }
-        f.cost = live < kMinLive ? kNeverCost : std::max(0.0, std::expm1(log_cost)) / live;
-        f.cost_known = Known(f.pattern);
       }
       f.cost_index = index;
-      costs_.Open(r.obj, now, index, r.obj_size, row);
+      CostRow& opened = costs_.Open(r.obj, now, index, r.obj_size, row);
+      if (row.awaiting) p.cost = &opened;
     }
-    if (schedule_.Due(index)) Retrain();
+    if (p.sample != nullptr || p.cost != nullptr) {
+      pending_.push_back(p);
+      pending_x_.insert(pending_x_.end(), s.x.begin(), s.x.end());
+    }
+    if (schedule_.Due(index, std::max(cost_cursor_.rows, cursor_.rows))) Retrain();
+  }
+
+  // Makes the queued predictions, one model call per model for all.
+  void Flush() {
+    if (pending_.empty()) return;
+    const size_t n = pending_.size();
+    bool cost = false, life = false;
+    for (const Pending& p : pending_) {
+      cost = cost || p.cost != nullptr;
+      life = life || p.sample != nullptr;
+    }
+    pred_.resize(4 * n);
+    float *live = pred_.data(), *log_cost = live + n, *reuse = log_cost + n, *ttl = reuse + n;
+    if (cost) {
+      live_model_.PredictBatch(pending_x_.data(), n, kFeatures, live);
+      if (cost_model_.fitted()) cost_model_.PredictBatch(pending_x_.data(), n, kFeatures, log_cost);
+    }
+    if (life) {
+      reuse_model_.PredictBatch(pending_x_.data(), n, kFeatures, reuse);
+      ttl_model_.PredictBatch(pending_x_.data(), n, kFeatures, ttl);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Pending& p = pending_[i];
+      if (p.sample != nullptr) {
+        p.sample->pred_reuse = std::max(0.f, std::expm1(reuse[i]));
+        p.sample->pred_ttl_s = std::max(0.f, std::expm1(ttl[i]));
+        p.sample->awaiting = false;
+      }
+      if (p.cost == nullptr) continue;
+      // Expected cost = cost if read again / probability of a next read
+      // (a hurdle model: the "never" labels do not drag the cost).
+      double l = std::clamp(static_cast<double>(live[i]), 0.0, 1.0);
+      double c = cost_model_.fitted() ? static_cast<double>(log_cost[i]) : std::log1p(kNeverCost);
+      p.cost->pred_live = static_cast<float>(l);
+      p.cost->pred_log_cost = static_cast<float>(c);
+      p.cost->awaiting = false;
+      if (p.consistent) {
+        c = p.pattern_log_cost;
+        l = p.pattern_live;
+      }
+      FileState& f = files_[p.obj];
+      f.cost = l < kMinLive ? kNeverCost : std::max(0.0, std::expm1(c)) / l;
+      f.cost_known = p.known;
+    }
+    pending_.clear();
+    pending_x_.clear();
   }
 
   void CostLabel(const CostRow& row, double cost) {
+    if (row.awaiting) Flush();
     const bool live = cost < kNeverCost;
     const float y = static_cast<float>(std::log1p(cost));
     PatternStats& ps = Pattern(row.x[7]);
@@ -443,6 +526,7 @@ class SmartCache : public ResizingPolicy {
   void Complete(int64_t id) {
     Sample& s = samples_[static_cast<size_t>(id - base_)];
     if (s.done) return;
+    if (s.awaiting) Flush();
     s.done = true;
     const double reuse = static_cast<double>(s.future_bytes) / static_cast<double>(s.size);
     const double ttl_s = s.last_read_us < 0 ? 0 : static_cast<double>(s.last_read_us - s.time_us) * 1e-6;
@@ -474,6 +558,14 @@ class SmartCache : public ResizingPolicy {
   }
 
   void Retrain() {
+    Flush();
+    // Warm-started models stay until a quarter of a window of this trace's
+    // own labels can replace them.
+    if (warm_ && std::max(cost_cursor_.rows, cursor_.rows) < kTrainWindow / 4) {
+      schedule_.Refitted();
+      return;
+    }
+    warm_ = false;
     bool ok = true;
     if (cost_cursor_.rows > 0) {
       const size_t n = cost_cursor_.rows;
@@ -515,17 +607,138 @@ class SmartCache : public ResizingPolicy {
   std::vector<float> window_ttl_ = std::vector<float>(kTrainWindow);
   WindowCursor cursor_;
   RetrainSchedule schedule_;
+  bool warm_ = false;  // the models came from a model file
   int64_t retrains_ = 0;
   int64_t evaluated_ = 0, within_2x_ = 0, reuse_right_ = 0, files_evaluated_ = 0, files_within_2x_ = 0;
   int64_t cost_evaluated_ = 0, live_right_ = 0, live_evaluated_ = 0, cost_within_2x_ = 0;
   std::vector<uint32_t> cand_;
   std::vector<std::pair<double, uint32_t>> keys_;
+  std::vector<Pending> pending_;
+  std::vector<float> pending_x_;  // their feature rows
+  std::vector<float> pred_;
 };
+
+constexpr const char* kModelFormat = "frugal-smartcache-model";
+constexpr int kModelVersion = 1;
+constexpr const char* kModelNames[] = {"live", "cost", "reuse", "ttl"};
+
+nlohmann::json SmartCache::Save(const RequestTrace& trace) const {
+  nlohmann::json patterns = nlohmann::json::array();
+  for (const PatternStats& ps : patterns_) {
+    patterns.push_back({ps.cost_n, ps.live_n, ps.live_sum, ps.live_sq, ps.reuse_n, ps.reuse_sum});
+  }
+  nlohmann::json models = nlohmann::json::object();
+  const GbdtRegressor* m[] = {&live_model_, &cost_model_, &reuse_model_, &ttl_model_};
+  for (int i = 0; i < 4; ++i) models[kModelNames[i]] = m[i]->fitted() ? m[i]->ToJson() : nlohmann::json();
+  return {{"format", kModelFormat},
+          {"version", kModelVersion},
+          {"features", kFeatures},
+          {"trained_on", {{"trace", trace.source}, {"requests", trace.requests.size()},
+                          {"capacity_bytes", capacity_}, {"retrains", retrains_}}},
+          {"interned", interner_.Keys()},
+          {"patterns", std::move(patterns)},
+          {"models", std::move(models)}};
+}
+
+Status SmartCache::Load(const std::string& path) {
+  const std::string what = "smartcache model " + path;
+  auto bad = [&](const std::string& why) { return InvalidArgument(what + ": " + why); };
+  Result<nlohmann::json> parsed = ReadJsonFile(path);
+  if (!parsed.ok()) return parsed.status().WithPrefix("smartcache model");
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object() || !j.contains("format") || j["format"] != kModelFormat) {
+    return bad("not a smartcache model (no \"format\": \"" + std::string(kModelFormat) + "\"; write one with frugal cache train)");
+  }
+  if (!j.contains("version") || j["version"] != kModelVersion) return bad("unsupported version");
+  if (!j.contains("features") || j["features"] != kFeatures) return bad("expected " + std::to_string(kFeatures) + " features");
+  if (!j.contains("interned") || !j["interned"].is_array()) return bad("\"interned\" is not a list");
+  for (const auto& k : j["interned"]) {
+    if (!k.is_string()) return bad("\"interned\" holds a non-string");
+    interner_.Id(k.get<std::string>());
+  }
+  if (interner_.size() != j["interned"].size()) return bad("\"interned\" repeats a key");
+  if (!j.contains("patterns") || !j["patterns"].is_array() || j["patterns"].size() > interner_.size()) {
+    return bad("\"patterns\" is not a list of at most one entry per interned key");
+  }
+  for (const auto& e : j["patterns"]) {
+    if (!e.is_array() || e.size() != 6) return bad("a pattern entry is not 6 numbers");
+    for (const auto& v : e) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+        return bad("a pattern entry holds a negative or non-finite number");
+      }
+    }
+    PatternStats ps;
+    ps.cost_n = static_cast<int64_t>(std::min(e[0].get<double>(), 1e15));
+    ps.live_n = static_cast<int64_t>(std::min(e[1].get<double>(), 1e15));
+    ps.live_sum = e[2].get<double>();
+    ps.live_sq = e[3].get<double>();
+    ps.reuse_n = static_cast<int64_t>(std::min(e[4].get<double>(), 1e15));
+    ps.reuse_sum = e[5].get<double>();
+    if (ps.live_n > ps.cost_n) return bad("a pattern has more re-read labels than labels");
+    patterns_.push_back(ps);
+  }
+  if (!j.contains("models") || !j["models"].is_object()) return bad("no \"models\"");
+  GbdtRegressor* m[] = {&live_model_, &cost_model_, &reuse_model_, &ttl_model_};
+  for (int i = 0; i < 4; ++i) {
+    const nlohmann::json* b = j["models"].contains(kModelNames[i]) ? &j["models"][kModelNames[i]] : nullptr;
+    if (b == nullptr) return bad(std::string("no model '") + kModelNames[i] + "'");
+    if (b->is_null()) continue;  // never fitted on the training trace
+    FRUGAL_RETURN_IF_ERROR(m[i]->FromJson(*b, kFeatures, what + ": model '" + kModelNames[i] + "'"));
+  }
+  if (cost_model_.fitted() && !live_model_.fitted()) return bad("a cost model without a read-again model");
+  if (ttl_model_.fitted() != reuse_model_.fitted()) return bad("only one of the reuse and ttl models");
+  warm_ = live_model_.fitted() || reuse_model_.fitted();
+  return Status::Ok();
+}
 
 }  // namespace
 
 std::unique_ptr<CachePolicy> NewSmartCache(const PolicyOptions& o) {
   return std::make_unique<SmartCache>(o);
+}
+
+Result<std::unique_ptr<CachePolicy>> NewSmartCacheWithModel(const PolicyOptions& o) {
+  auto p = std::make_unique<SmartCache>(o);
+  if (!o.model_path.empty()) FRUGAL_RETURN_IF_ERROR(p->Load(o.model_path));
+  return std::unique_ptr<CachePolicy>(std::move(p));
+}
+
+Result<nlohmann::json> TrainSmartCacheModel(const RequestTrace& trace, const PolicyOptions& options) {
+  if (options.capacity_bytes <= 0) {
+    return InvalidArgument("cache size must be > 0 bytes, got " + std::to_string(options.capacity_bytes));
+  }
+  PolicyOptions o = options;
+  o.trace = &trace;
+  auto p = std::make_unique<SmartCache>(o);
+  if (!o.model_path.empty()) FRUGAL_RETURN_IF_ERROR(p->Load(o.model_path));
+  const int64_t n = static_cast<int64_t>(trace.requests.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const Request& r = trace.requests[static_cast<size_t>(i)];
+    switch (r.kind) {
+      case RequestKind::kRead:
+      case RequestKind::kWrite:
+        p->Access(r, i);
+        break;
+      case RequestKind::kRename:
+        p->Rename(r, i);
+        break;
+      case RequestKind::kDelete:
+        p->Delete(r.obj);
+        break;
+    }
+  }
+  p->FinalRetrain();
+  return p->Save(trace);
+}
+
+Status CheckSmartCacheModel(const std::string& path) {
+  static const RequestTrace kEmpty;
+  PolicyOptions o;
+  o.capacity_bytes = 1;
+  o.trace = &kEmpty;
+  o.object_slots = 1;
+  SmartCache p(o);
+  return p.Load(path);
 }
 
 }  // namespace frugal::cache
