@@ -36,6 +36,11 @@ expect_error 1 "overlaps REMOTE_DIR" cache mount "$R" "$M" --cache-dir "$R/raw" 
 expect_error 1 "overlap" cache mount "$R" "$R/raw" --cache-dir "$C" --capacity 1MiB
 expect_error 1 "needs an online policy" cache mount "$R" "$M" --cache-dir "$C" --capacity 1MiB --policy belady
 expect_error 1 "unknown policy" cache mount "$R" "$M" --cache-dir "$C" --capacity 1MiB --policy nosuch
+head -c 100 testdata/cache/smartcache_tiny.model.json >"$TMP/cut.model.json"
+expect_error 1 "$TMP/cut.model.json" cache mount "$R" "$M" --cache-dir "$C" --capacity 1MiB \
+  --policy smartcache --model "$TMP/cut.model.json"
+expect_error 1 "smartcache_tiny.model.json" cache mount "$R" "$M" --cache-dir "$C" --capacity 1MiB \
+  --policy lru --model testdata/cache/smartcache_tiny.model.json
 expect_error 1 "not a frugal cache mount" cache stats "$TMP"
 expect_error 1 "malformed JSON" cache stats "$TMP/file"
 echo '{"a": 1}' >"$TMP/other.json"
@@ -111,7 +116,11 @@ assert abs(sim["lru"]["hits"] - live["hits"]) <= 8, (sim["lru"]["hits"], live["h
 PY
 "$FRUGAL" cache stats "$C/stats.json" | grep -q "read opens" || fail "stats of a stopped mount"
 
-# SIGINT and fusermount3 -u also stop it cleanly.
+# SIGINT and fusermount3 -u also stop it cleanly; smartcache warm-starts from a model.
+start smartcache --model testdata/cache/smartcache_tiny.model.json
+cmp -s "$M/raw/f3" "$R/raw/f3" || fail "smartcache read"
+kill -TERM "$DAEMON"
+stopped "smartcache --model"
 start s3fifo
 cat "$M/raw/f1" >/dev/null
 kill -INT "$DAEMON"

@@ -57,6 +57,8 @@ void AddCacheMount(CLI::App& cache, int* exit_code) {
       ->required();
   mount->add_option("--policy", m->policy, "Any online policy of `frugal cache list`")
       ->capture_default_str();
+  mount->add_option("--model", m->model_path,
+                    "Warm-start smartcache from a model file (frugal cache train)");
   mount->add_option("--seed", m->seed, "Seed for randomised and learned policies")->capture_default_str();
   mount->add_option("--max-files", m->max_files, "Files the policy tracks; later ones pass through")
       ->capture_default_str()

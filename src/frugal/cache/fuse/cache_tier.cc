@@ -117,6 +117,7 @@ Status CacheTier::Init() {
   po.trace = &live_;
   po.seed = options_.seed;
   po.object_slots = options_.max_files;
+  po.model_path = options_.model_path;
   po.observer = this;
   FRUGAL_ASSIGN_OR_RETURN(policy_, MakePolicy(options_.policy, po));
   if (!options_.trace_out.empty()) {
