@@ -12,14 +12,18 @@
 #                   footprint of the first run's recorded trace)
 # Every mounted run records its trace; the first one is replayed by
 # `cache simulate` with the same policies and sizes, so simulated and
-# measured speed-ups stand side by side. Writes bench/results/pipeline.json.
+# measured speed-ups stand side by side: once with the throughput model's
+# default compute rate, once with the rate calibrated on the "none" run
+# (input bytes over the seconds not spent moving bytes to or from the
+# remote). Writes bench/results/pipeline.json. --report-only redoes only
+# the replay and the JSON from an earlier --work DIR.
 # Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100]
-#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"]
+#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"] [--report-only]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
-MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache"
+MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; shift 2 ;;
@@ -27,7 +31,8 @@ while [ $# -gt 0 ]; do
     --latency-ms) LAT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --policies) POLICIES="$2"; shift 2 ;;
-    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST]" >&2; exit 2 ;;
+    --report-only) REPORT_ONLY=1; shift ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--report-only]" >&2; exit 2 ;;
   esac
 done
 FRUGAL="$BUILD/tools/frugal/frugal"
@@ -63,36 +68,51 @@ run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
   echo "bench/pipeline: $name $(cat "$T/$name.wall") s" >&2
 }
 
-run none-first lru 1
-FOOT=$("$FRUGAL" cache info "$T/none-first.frt" --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["footprint_bytes"])')
+info() { "$FRUGAL" cache info "$T/none-first.frt" --json | $PY -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+[ "$REPORT_ONLY" = 1 ] || run none-first lru 1
+FOOT=$(info footprint_bytes)
+if [ "$REPORT_ONLY" = 0 ]; then
+  for pct in 5 20; do
+    cap=$((FOOT * pct / 100))
+    for p in $P; do run "$p-$pct" "$p" "$cap"; done
+  done
+  run none-last lru 1
+fi
+# The compute rate the "none" run implies: input bytes over its seconds not
+# spent on remote transfers (all reads and writes at the emulated bandwidth).
+NONE_S=$(sort -n "$T/none-first.wall" "$T/none-last.wall" | head -1)
+COMPUTE=$(awk -v r="$(info read_bytes)" -v w="$(info written_bytes)" -v s="$NONE_S" -v bw="$MBPS" \
+  'BEGIN { io = (r + w) / (bw * 1e6); c = s - io; if (c < 1) c = 1; printf "%.6f", r / c / 1e9 }')
 for pct in 5 20; do
-  cap=$((FOOT * pct / 100))
-  for p in $P; do run "$p-$pct" "$p" "$cap"; done
+  for mode in default calibrated; do
+    extra=""; [ "$mode" = calibrated ] && extra="--compute-gbps $COMPUTE"
+    "$FRUGAL" cache simulate "$T/none-first.frt" --policy "$(echo $P | tr ' ' ,),belady" \
+      --size "$((FOOT * pct / 100))" --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" $extra \
+      --json >"$T/sim-$pct-$mode.json"
+  done
 done
-run none-last lru 1
-for pct in 5 20; do
-  "$FRUGAL" cache simulate "$T/none-first.frt" --policy "$(echo $P | tr ' ' ,),belady" \
-    --size "$((FOOT * pct / 100))" --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" --json >"$T/sim-$pct.json"
-done
-$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" <<'PY'
+$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" <<'PY'
 import json, os, platform, sys
 t, mb, mbps, lat, foot, pols = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6].split()
+compute = float(sys.argv[7])
 wall = lambda n: float(open(os.path.join(t, n + ".wall")).read())
 stats = lambda n: json.load(open(os.path.join(t, n + ".stats.json")))
 none = min(wall("none-first"), wall("none-last"))
 out = {"command": "bench/pipeline/run.sh", "machine": "%s, %d cpus" % (platform.machine(), os.cpu_count()),
        "corpus_mb": mb, "remote_mb_per_s": mbps, "remote_latency_ms": lat,
        "remote_note": "REMOTE_DIR is a local directory throttled by the mount (emulation of an object store)",
-       "footprint_bytes": foot, "none_s": {"first": wall("none-first"), "last": wall("none-last")},
+       "footprint_bytes": foot, "calibrated_compute_gbps": compute, "none_s": {"first": wall("none-first"), "last": wall("none-last")},
        "cells": []}
 for pct in (5, 20):
-    sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d.json" % pct)))["results"]}
+    sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-default.json" % pct)))["results"]}
+    cal = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-calibrated.json" % pct)))["results"]}
     for p in pols:
         n = "%s-%d" % (p, pct)
         s = stats(n)
         out["cells"].append({
             "policy": p, "size_pct": pct, "capacity_bytes": s["capacity_bytes"], "wall_s": wall(n),
             "measured_speedup": none / wall(n), "simulated_speedup": sim[p]["pipeline_speedup"],
+            "simulated_speedup_calibrated": cal[p]["pipeline_speedup"],
             "measured_byte_hit_ratio": s["byte_hit_ratio"],
             "simulated_byte_miss_ratio": sim[p]["byte_miss_ratio"],
             "hits": s["hits"], "read_opens": s["read_opens"], "evictions": s["evictions"],
@@ -103,9 +123,11 @@ for pct in (5, 20):
     best = max(cells, key=lambda c: c["measured_speedup"])
     out["best_measured_%d" % pct] = best["policy"]
 json.dump(out, open("bench/results/pipeline.json", "w"), indent=1)
-print("%-11s %4s %8s %9s %9s %9s" % ("policy", "size", "wall s", "measured", "simulated", "byte hit"))
+print("%-11s %4s %8s %9s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "simulated", "calibrated",
+      "byte hit", "remote MB"))
 for c in out["cells"]:
-    print("%-11s %3d%% %8.1f %8.3fx %8.3fx %9.3f" % (c["policy"], c["size_pct"], c["wall_s"], c["measured_speedup"],
-          c["simulated_speedup"], c["measured_byte_hit_ratio"]))
+    print("%-11s %3d%% %8.1f %8.3fx %8.3fx %9.3fx %9.3f %9.0f" % (c["policy"], c["size_pct"], c["wall_s"],
+          c["measured_speedup"], c["simulated_speedup"], c["simulated_speedup_calibrated"],
+          c["measured_byte_hit_ratio"], c["bytes_from_remote"] / 1e6))
 print("none: %.1f s first, %.1f s last" % (out["none_s"]["first"], out["none_s"]["last"]))
 PY

@@ -1,7 +1,7 @@
 // One conformance suite for every row of the policy table.
 #include <gtest/gtest.h>
 
-#include "frugal/cache/generator.h"
+#include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/simulator.h"
 
@@ -10,16 +10,8 @@ namespace {
 
 // A small pipeline trace with every event kind.
 const RequestTrace& PipelineTrace() {
-  static const RequestTrace* t = [] {
-    GeneratorOptions o;
-    o.preset = "join";
-    o.pipelines = 2;
-    o.days = 2;
-    o.scale = 0.001;
-    auto ev = GenerateTrace(o);
-    return new RequestTrace(std::move(LoadRequestTrace(*ev, "pipeline")).value());
-  }();
-  return *t;
+  static const RequestTrace t = GeneratedTestTrace("join", 2, 2, 0.001);
+  return t;
 }
 
 // Objects of mixed sizes read with a skewed popularity, no deletes.

@@ -205,43 +205,43 @@ void CacheTier::RecordLocked(EventKind kind, const std::string& path, int64_t le
   trace_status_ = trace_->Write(ev);
 }
 
-int CacheTier::Open(const std::string& path, int flags, TierHandle** handle) {
-  const int acc = flags & O_ACCMODE;
-  auto h = std::make_unique<TierHandle>();
-  h->path = path;
-  h->writable = acc != O_RDONLY;
-  h->remote_fd = ::open(RemotePath(path).c_str(), (flags & ~(O_APPEND | O_CREAT | O_EXCL)) | O_CLOEXEC);
+int CacheTier::OpenRemote(TierHandle* h, int flags, mode_t mode, int64_t* size) {
+  // O_APPEND is left to the kernel, which sends appends at the file's end.
+  h->remote_fd = ::open(RemotePath(h->path).c_str(), (flags & ~O_APPEND) | O_CLOEXEC, mode);
   if (h->remote_fd < 0) {
     ++counters_.remote_errors;
     return -Errno();
   }
   struct stat st;
-  if (::fstat(h->remote_fd, &st) != 0) {
-    const int err = Errno();
-    ::close(h->remote_fd);
-    return -err;
-  }
-  if (h->writable) {
-    const int rc = OpenForWrite(h.get(), (flags & O_TRUNC) != 0, st.st_size);
-    if (rc < 0) {
-      ::close(h->remote_fd);
-      return rc;
-    }
-    *handle = h.release();
-    return 0;
-  }
+  if (::fstat(h->remote_fd, &st) != 0) return -Errno();
+  *size = st.st_size;
+  return 0;
+}
+
+int CacheTier::Open(const std::string& path, int flags, TierHandle** handle) {
+  auto h = std::make_unique<TierHandle>();
+  h->path = path;
+  h->writable = (flags & O_ACCMODE) != O_RDONLY;
+  int64_t size = 0;
+  int rc = OpenRemote(h.get(), flags & ~(O_CREAT | O_EXCL), 0, &size);
+  if (rc == 0) rc = h->writable ? OpenForWrite(h.get(), (flags & O_TRUNC) != 0, size)
+                                : OpenForRead(h.get(), size);
+  return Handover(std::move(h), rc, handle);
+}
+
+int CacheTier::OpenForRead(TierHandle* h, int64_t size) {
   ++counters_.read_opens;
   bool fill = false;
   uint32_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    h->obj = ObjectLocked(path, false, st.st_size);
+    h->obj = ObjectLocked(h->path, false, size);
     if (h->obj < 0) {
       ++counters_.untracked_opens;
     } else {
       const auto obj = static_cast<uint32_t>(h->obj);
-      const bool hit = AccessLocked(RequestKind::kRead, obj, st.st_size, st.st_size);
-      RecordLocked(EventKind::kRead, path, st.st_size, st.st_size);
+      const bool hit = AccessLocked(RequestKind::kRead, obj, size, size);
+      RecordLocked(EventKind::kRead, h->path, size, size);
       ++(hit ? counters_.hits : counters_.misses);
       FileState& f = files_[obj];
       if (f.fill == Fill::kFilled) {
@@ -254,40 +254,29 @@ int CacheTier::Open(const std::string& path, int flags, TierHandle** handle) {
     }
   }
   if (h->cache_fd < 0) link_.Request();
-  if (fill) {
-    const int rc = FillAndOpen(h.get(), generation);
-    if (rc < 0) {
-      ::close(h->remote_fd);
-      return rc;
-    }
-  }
-  *handle = h.release();
-  return 0;
+  return fill ? FillAndOpen(h, generation) : 0;
 }
 
 int CacheTier::Create(const std::string& path, int flags, mode_t mode, TierHandle** handle) {
   auto h = std::make_unique<TierHandle>();
   h->path = path;
   h->writable = true;
-  bool existed = ::access(RemotePath(path).c_str(), F_OK) == 0;
-  h->remote_fd = ::open(RemotePath(path).c_str(), (flags & ~O_APPEND) | O_CREAT | O_CLOEXEC, mode);
-  if (h->remote_fd < 0) {
-    ++counters_.remote_errors;
-    return -Errno();
+  const bool existed = ::access(RemotePath(path).c_str(), F_OK) == 0;
+  int64_t size = 0;
+  int rc = OpenRemote(h.get(), flags | O_CREAT, mode, &size);
+  if (rc == 0) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      RecordLocked(EventKind::kCreate, path, 0, size);
+    }
+    rc = OpenForWrite(h.get(), !existed || (flags & O_TRUNC) != 0, size);
   }
-  struct stat st;
-  if (::fstat(h->remote_fd, &st) != 0) {
-    const int err = Errno();
-    ::close(h->remote_fd);
-    return -err;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    RecordLocked(EventKind::kCreate, path, 0, st.st_size);
-  }
-  const int rc = OpenForWrite(h.get(), !existed || (flags & O_TRUNC) != 0, st.st_size);
+  return Handover(std::move(h), rc, handle);
+}
+
+int CacheTier::Handover(std::unique_ptr<TierHandle> h, int rc, TierHandle** handle) {
   if (rc < 0) {
-    ::close(h->remote_fd);
+    if (h->remote_fd >= 0) ::close(h->remote_fd);
     return rc;
   }
   *handle = h.release();

@@ -113,7 +113,12 @@ class CacheTier : private ResidencyObserver {
   std::string TmpFile(uint32_t obj, uint32_t generation) const;
   // Copies the remote file into the tier for `obj`; on success opens it.
   int FillAndOpen(TierHandle* h, uint32_t generation);
+  // Opens h's remote file with `flags`; its size in *size.
+  int OpenRemote(TierHandle* h, int flags, mode_t mode, int64_t* size);
+  int OpenForRead(TierHandle* h, int64_t size);
   int OpenForWrite(TierHandle* h, bool fresh, int64_t size);
+  // Hands h to the caller when rc is 0; else closes it and returns rc.
+  static int Handover(std::unique_ptr<TierHandle> h, int rc, TierHandle** handle);
 
   TierOptions options_;
   RemoteLink link_;

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "frugal/cache/generator.h"
+#include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 
 namespace frugal::cache {
@@ -22,15 +22,8 @@ class Residency : public ResidencyObserver {
 };
 
 const RequestTrace& Loaded() {
-  static const RequestTrace* t = [] {
-    GeneratorOptions o;
-    o.preset = "text";
-    o.pipelines = 2;
-    o.days = 2;
-    o.scale = 0.001;
-    return new RequestTrace(std::move(LoadRequestTrace(*GenerateTrace(o), "text")).value());
-  }();
-  return *t;
+  static const RequestTrace t = GeneratedTestTrace("text", 2, 2, 0.001);
+  return t;
 }
 
 class OnlinePolicy : public ::testing::TestWithParam<std::string> {};

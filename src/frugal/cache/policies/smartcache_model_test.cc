@@ -7,7 +7,7 @@
 #include <string>
 
 #include "frugal/base/file_io.h"
-#include "frugal/cache/generator.h"
+#include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/smartcache_model.h"
 
@@ -15,16 +15,8 @@ namespace frugal::cache {
 namespace {
 
 const RequestTrace& JoinTrace() {
-  static const RequestTrace* t = [] {
-    GeneratorOptions o;
-    o.preset = "join";
-    o.pipelines = 1;
-    o.days = 2;
-    o.scale = 0.01;
-    auto ev = GenerateTrace(o);
-    return new RequestTrace(std::move(LoadRequestTrace(*ev, "join")).value());
-  }();
-  return *t;
+  static const RequestTrace t = GeneratedTestTrace("join", 1, 2, 0.01);
+  return t;
 }
 
 std::string TempPath(const std::string& name) {
