@@ -114,6 +114,7 @@ for pct in (5, 20):
             "measured_speedup": none / wall(n), "simulated_speedup": sim[p]["pipeline_speedup"],
             "simulated_speedup_calibrated": cal[p]["pipeline_speedup"],
             "measured_byte_hit_ratio": s["byte_hit_ratio"],
+            "measured_byte_miss_ratio": s.get("byte_miss_ratio"),
             "simulated_byte_miss_ratio": sim[p]["byte_miss_ratio"],
             "hits": s["hits"], "read_opens": s["read_opens"], "evictions": s["evictions"],
             "bytes_from_remote": s["bytes_read_from_remote"] + s["bytes_filled_from_remote"]})

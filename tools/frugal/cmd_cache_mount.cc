@@ -31,12 +31,13 @@ int RunStats(const std::string& path, bool json) {
               {"read opens", num("read_opens")},
               {"hits / misses", num("hits") + " / " + num("misses")},
               {"hit ratio", fmt::format("{:.4f}", s.value("hit_ratio", 0.0))},
+              {"byte miss ratio (as simulated)", fmt::format("{:.4f}", s.value("byte_miss_ratio", 0.0))},
               {"admissions / evictions", num("admissions") + " / " + num("evictions")},
               {"read from cache", gib("bytes_read_from_cache")},
               {"read from remote", gib("bytes_read_from_remote")},
               {"filled from remote", gib("bytes_filled_from_remote")},
               {"written to remote", gib("bytes_written_to_remote")},
-              {"byte hit ratio", fmt::format("{:.4f}", s.value("byte_hit_ratio", 0.0))},
+              {"served from cache", fmt::format("{:.4f}", s.value("byte_hit_ratio", 0.0))},
               {"remote errors", num("remote_errors")},
               {"uptime", fmt::format("{:.1f} s", s.value("uptime_s", 0.0))}});
   return 0;

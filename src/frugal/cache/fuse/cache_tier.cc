@@ -243,6 +243,8 @@ int CacheTier::OpenForRead(TierHandle* h, int64_t size) {
       const bool hit = AccessLocked(RequestKind::kRead, obj, size, size);
       RecordLocked(EventKind::kRead, h->path, size, size);
       ++(hit ? counters_.hits : counters_.misses);
+      counters_.open_bytes += size;
+      if (hit) counters_.hit_open_bytes += size;
       FileState& f = files_[obj];
       if (f.fill == Fill::kFilled) {
         h->cache_fd = ::open(ObjectFile(obj).c_str(), O_RDONLY | O_CLOEXEC);
@@ -537,6 +539,11 @@ nlohmann::json CacheTier::Stats() const {
       {"hits", counters_.hits.load()},
       {"misses", counters_.misses.load()},
       {"hit_ratio", opens > 0 ? static_cast<double>(counters_.hits) / opens : 0.0},
+      // As the simulator counts it: the sizes of read-opens that missed.
+      {"byte_miss_ratio", counters_.open_bytes > 0
+                              ? 1.0 - static_cast<double>(counters_.hit_open_bytes) /
+                                          static_cast<double>(counters_.open_bytes)
+                              : 0.0},
       {"admissions", counters_.admissions.load()},
       {"evictions", counters_.evictions.load()},
       {"fills", counters_.fills.load()},

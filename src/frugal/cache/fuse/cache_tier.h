@@ -138,6 +138,7 @@ class CacheTier : private ResidencyObserver {
 
   struct Counters {
     std::atomic<int64_t> read_opens{0}, hits{0}, misses{0}, admissions{0}, evictions{0};
+    std::atomic<int64_t> open_bytes{0}, hit_open_bytes{0};  // sizes at read-opens (the policy's view)
     std::atomic<int64_t> fills{0}, fill_bytes{0}, untracked_opens{0};
     std::atomic<int64_t> bytes_from_cache{0}, bytes_from_remote{0};
     std::atomic<int64_t> bytes_to_remote{0}, bytes_to_cache{0};

@@ -230,6 +230,7 @@ TEST_F(TierTest, RecordedTraceReplaysToTheSameHits) {
   ASSERT_TRUE(sim.ok());
   EXPECT_EQ(sim.value().reads, stats["read_opens"].get<int64_t>());
   EXPECT_EQ(sim.value().hits, stats["hits"].get<int64_t>());
+  EXPECT_DOUBLE_EQ(sim.value().byte_miss_ratio, stats["byte_miss_ratio"].get<double>());
   EXPECT_TRUE(fs::exists(root_ + "/cache/stats.json"));
 }
 
