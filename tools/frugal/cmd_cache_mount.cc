@@ -51,25 +51,25 @@ void AddCacheMount(CLI::App& cache, int* exit_code) {
       "mount",
       "Mount REMOTE_DIR at MOUNTPOINT through a cache tier (FUSE); runs until Ctrl-C, SIGTERM or "
       "fusermount3 -u");
-  mount->add_option("REMOTE_DIR", m->remote_dir, "The remote copy (any directory)")->required();
+  mount->add_option("REMOTE_DIR", m->tier.remote_dir, "The remote copy (any directory)")->required();
   mount->add_option("MOUNTPOINT", m->mountpoint, "An existing empty directory")->required();
-  mount->add_option("--cache-dir", m->cache_dir, "Directory of the cache tier (local disk)")->required();
+  mount->add_option("--cache-dir", m->tier.cache_dir, "Directory of the cache tier (local disk)")->required();
   mount->add_option("--capacity", m->capacity, "Cache capacity: bytes (20GiB) or % of the cache disk")
       ->required();
-  mount->add_option("--policy", m->policy, "Any online policy of `frugal cache list`")
+  mount->add_option("--policy", m->tier.policy, "Any online policy of `frugal cache list`")
       ->capture_default_str();
-  mount->add_option("--model", m->model_path,
+  mount->add_option("--model", m->tier.model_path,
                     "Warm-start smartcache from a model file (frugal cache train)");
-  mount->add_option("--seed", m->seed, "Seed for randomised and learned policies")->capture_default_str();
-  mount->add_option("--max-files", m->max_files, "Files the policy tracks; later ones pass through")
+  mount->add_option("--seed", m->tier.seed, "Seed for randomised and learned policies")->capture_default_str();
+  mount->add_option("--max-files", m->tier.max_files, "Files the policy tracks; later ones pass through")
       ->capture_default_str()
       ->check(IntIn(1, int64_t{1} << 31));
-  mount->add_option("--trace-out", m->trace_out, "Record every request as a frugal binary trace (.frt)");
-  mount->add_option("--remote-mbps", m->remote_mb_per_s,
+  mount->add_option("--trace-out", m->tier.trace_out, "Record every request as a frugal binary trace (.frt)");
+  mount->add_option("--remote-mbps", m->tier.remote_mb_per_s,
                     "Emulated remote bandwidth, MB/s (1e6 bytes) per direction; 0 = unthrottled")
       ->capture_default_str()
       ->check(NumberIn(0, 1e6));
-  mount->add_option("--remote-latency-ms", m->remote_latency_ms,
+  mount->add_option("--remote-latency-ms", m->tier.remote_latency_ms,
                     "Emulated latency per remote request, ms")
       ->capture_default_str()
       ->check(NumberIn(0, 60000));

@@ -16,7 +16,6 @@
 #include <memory>
 
 #include "frugal/base/file_io.h"
-#include "frugal/cache/fuse/cache_tier.h"
 #include "frugal/cache/simulator.h"
 
 namespace frugal::cache::fuse {
@@ -228,26 +227,11 @@ Result<int64_t> EntriesIn(const std::string& dir, const std::string& what) {
   return n;
 }
 
-TierOptions TierOf(const MountOptions& m, int64_t capacity_bytes) {
-  TierOptions t;
-  t.remote_dir = m.remote_dir;
-  t.cache_dir = m.cache_dir;
-  t.capacity_bytes = capacity_bytes;
-  t.policy = m.policy;
-  t.model_path = m.model_path;
-  t.seed = m.seed;
-  t.max_files = m.max_files;
-  t.remote_mb_per_s = m.remote_mb_per_s;
-  t.remote_latency_ms = m.remote_latency_ms;
-  t.trace_out = m.trace_out;
-  return t;
-}
-
 // The capacity in bytes: a size, or a percentage of the cache disk.
 Result<int64_t> CapacityBytes(const MountOptions& m) {
   struct statvfs vfs;
-  if (::statvfs(m.cache_dir.c_str(), &vfs) != 0) {
-    return InvalidArgument("--cache-dir " + m.cache_dir + ": " + std::strerror(errno));
+  if (::statvfs(m.tier.cache_dir.c_str(), &vfs) != 0) {
+    return InvalidArgument("--cache-dir " + m.tier.cache_dir + ": " + std::strerror(errno));
   }
   const auto disk = static_cast<int64_t>(vfs.f_blocks) * static_cast<int64_t>(vfs.f_frsize);
   const auto avail = static_cast<int64_t>(vfs.f_bavail) * static_cast<int64_t>(vfs.f_frsize);
@@ -260,7 +244,7 @@ Result<int64_t> CapacityBytes(const MountOptions& m) {
   if (bytes > avail) {
     return InvalidArgument("--capacity " + m.capacity + " (" + std::to_string(bytes) +
                            " bytes) is larger than the free space of the cache disk under " +
-                           m.cache_dir + " (" + std::to_string(avail) + " bytes)");
+                           m.tier.cache_dir + " (" + std::to_string(avail) + " bytes)");
   }
   return bytes;
 }
@@ -268,41 +252,41 @@ Result<int64_t> CapacityBytes(const MountOptions& m) {
 }  // namespace
 
 Status CheckMountOptions(MountOptions* m) {
-  FRUGAL_ASSIGN_OR_RETURN(m->remote_dir, RealDir(m->remote_dir, "REMOTE_DIR"));
-  if (::access(m->remote_dir.c_str(), R_OK | X_OK) != 0) {
-    return InvalidArgument("REMOTE_DIR " + m->remote_dir + ": not readable: " + std::strerror(errno));
+  FRUGAL_ASSIGN_OR_RETURN(m->tier.remote_dir, RealDir(m->tier.remote_dir, "REMOTE_DIR"));
+  if (::access(m->tier.remote_dir.c_str(), R_OK | X_OK) != 0) {
+    return InvalidArgument("REMOTE_DIR " + m->tier.remote_dir + ": not readable: " + std::strerror(errno));
   }
-  FRUGAL_RETURN_IF_ERROR(EntriesIn(m->remote_dir, "REMOTE_DIR").status());
+  FRUGAL_RETURN_IF_ERROR(EntriesIn(m->tier.remote_dir, "REMOTE_DIR").status());
   FRUGAL_ASSIGN_OR_RETURN(m->mountpoint, RealDir(m->mountpoint, "MOUNTPOINT"));
   FRUGAL_ASSIGN_OR_RETURN(int64_t entries, EntriesIn(m->mountpoint, "MOUNTPOINT"));
   if (entries > 0) {
     return InvalidArgument("MOUNTPOINT " + m->mountpoint + ": not empty (" +
                            std::to_string(entries) + " entries); mount on an empty directory");
   }
-  if (Within(m->mountpoint, m->remote_dir) || Within(m->remote_dir, m->mountpoint)) {
-    return InvalidArgument("MOUNTPOINT " + m->mountpoint + " and REMOTE_DIR " + m->remote_dir +
+  if (Within(m->mountpoint, m->tier.remote_dir) || Within(m->tier.remote_dir, m->mountpoint)) {
+    return InvalidArgument("MOUNTPOINT " + m->mountpoint + " and REMOTE_DIR " + m->tier.remote_dir +
                            " overlap; the mount would contain itself");
   }
-  if (m->cache_dir.empty()) return InvalidArgument("--cache-dir is required");
-  if (::mkdir(m->cache_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return InvalidArgument("--cache-dir " + m->cache_dir + ": " + std::strerror(errno));
+  if (m->tier.cache_dir.empty()) return InvalidArgument("--cache-dir is required");
+  if (::mkdir(m->tier.cache_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return InvalidArgument("--cache-dir " + m->tier.cache_dir + ": " + std::strerror(errno));
   }
-  FRUGAL_ASSIGN_OR_RETURN(m->cache_dir, RealDir(m->cache_dir, "--cache-dir"));
-  if (Within(m->cache_dir, m->remote_dir) || Within(m->remote_dir, m->cache_dir)) {
-    return InvalidArgument("--cache-dir " + m->cache_dir + " overlaps REMOTE_DIR " + m->remote_dir +
+  FRUGAL_ASSIGN_OR_RETURN(m->tier.cache_dir, RealDir(m->tier.cache_dir, "--cache-dir"));
+  if (Within(m->tier.cache_dir, m->tier.remote_dir) || Within(m->tier.remote_dir, m->tier.cache_dir)) {
+    return InvalidArgument("--cache-dir " + m->tier.cache_dir + " overlaps REMOTE_DIR " + m->tier.remote_dir +
                            "; the cache must live apart from the remote copy");
   }
-  if (Within(m->cache_dir, m->mountpoint) || Within(m->mountpoint, m->cache_dir)) {
-    return InvalidArgument("--cache-dir " + m->cache_dir + " overlaps MOUNTPOINT " + m->mountpoint);
+  if (Within(m->tier.cache_dir, m->mountpoint) || Within(m->mountpoint, m->tier.cache_dir)) {
+    return InvalidArgument("--cache-dir " + m->tier.cache_dir + " overlaps MOUNTPOINT " + m->mountpoint);
   }
-  if (::access(m->cache_dir.c_str(), W_OK | X_OK) != 0) {
-    return InvalidArgument("--cache-dir " + m->cache_dir + ": not writable");
+  if (::access(m->tier.cache_dir.c_str(), W_OK | X_OK) != 0) {
+    return InvalidArgument("--cache-dir " + m->tier.cache_dir + ": not writable");
   }
   if (m->capacity.empty()) return InvalidArgument("--capacity is required");
   FRUGAL_RETURN_IF_ERROR(CapacityBytes(*m).status());
-  if (!m->trace_out.empty() &&
-      (Within(m->trace_out, m->mountpoint) || Within(m->trace_out, m->cache_dir + "/objects"))) {
-    return InvalidArgument("--trace-out " + m->trace_out + ": must not be inside the mount or the cache");
+  if (!m->tier.trace_out.empty() &&
+      (Within(m->tier.trace_out, m->mountpoint) || Within(m->tier.trace_out, m->tier.cache_dir + "/objects"))) {
+    return InvalidArgument("--trace-out " + m->tier.trace_out + ": must not be inside the mount or the cache");
   }
   if (m->max_threads < 1 || m->max_threads > 1024) {
     return InvalidArgument("--threads must be in 1..1024, got " + std::to_string(m->max_threads));
@@ -312,14 +296,15 @@ Status CheckMountOptions(MountOptions* m) {
 
 Status RunMount(MountOptions m) {
   FRUGAL_RETURN_IF_ERROR(CheckMountOptions(&m));
-  FRUGAL_ASSIGN_OR_RETURN(int64_t capacity, CapacityBytes(m));
-  FRUGAL_ASSIGN_OR_RETURN(auto tier, CacheTier::Create(TierOf(m, capacity)));
+  FRUGAL_ASSIGN_OR_RETURN(m.tier.capacity_bytes, CapacityBytes(m));
+  const int64_t capacity = m.tier.capacity_bytes;
+  FRUGAL_ASSIGN_OR_RETURN(auto tier, CacheTier::Create(m.tier));
   if (::access("/dev/fuse", R_OK | W_OK) != 0) {
     return InvalidArgument("/dev/fuse: " + std::string(std::strerror(errno)) +
                            " (FUSE is not available on this machine)");
   }
   const fuse_operations ops = MakeOps();
-  const std::string fsname = "fsname=frugal:" + m.remote_dir + ",subtype=frugal";
+  const std::string fsname = "fsname=frugal:" + m.tier.remote_dir + ",subtype=frugal";
   const char* argv[] = {"frugal", "-o", fsname.c_str(), "-o", "default_permissions"};
   fuse_args args = FUSE_ARGS_INIT(5, const_cast<char**>(argv));
   struct fuse* f = fuse_new(&args, &ops, sizeof(ops), tier.get());
@@ -342,8 +327,8 @@ Status RunMount(MountOptions m) {
     std::fprintf(stderr,
                  "frugal cache mount: %s at %s, cache %s (%lld bytes, policy %s); "
                  "stop with Ctrl-C or fusermount3 -u %s\n",
-                 m.remote_dir.c_str(), m.mountpoint.c_str(), m.cache_dir.c_str(),
-                 static_cast<long long>(capacity), m.policy.c_str(), m.mountpoint.c_str());
+                 m.tier.remote_dir.c_str(), m.mountpoint.c_str(), m.tier.cache_dir.c_str(),
+                 static_cast<long long>(capacity), m.tier.policy.c_str(), m.mountpoint.c_str());
   }
   fuse_loop_config* cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(cfg, static_cast<unsigned>(m.max_threads));
@@ -360,7 +345,7 @@ Status RunMount(MountOptions m) {
                  "final counters in %s/stats.json\n",
                  static_cast<long long>(stats["read_opens"].get<int64_t>()),
                  static_cast<long long>(stats["hits"].get<int64_t>()),
-                 static_cast<long long>(stats["evictions"].get<int64_t>()), m.cache_dir.c_str());
+                 static_cast<long long>(stats["evictions"].get<int64_t>()), m.tier.cache_dir.c_str());
   }
   if (rc < 0) {  // 0 or the signal that stopped it are clean ends
     return Internal("the FUSE loop ended with error " + std::to_string(-rc));

@@ -13,23 +13,18 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/base/status.h"
+#include "frugal/cache/fuse/cache_tier.h"
 
 namespace frugal::cache::fuse {
 
 inline constexpr const char* kStatsName = ".frugal-stats";
 
 struct MountOptions {
-  std::string remote_dir;
+  // The tier's directories, policy, trace and remote emulation;
+  // tier.capacity_bytes is set from `capacity`.
+  TierOptions tier;
   std::string mountpoint;
-  std::string cache_dir;
   std::string capacity;  // bytes with an optional unit (20GiB), or % of the cache disk
-  std::string policy = "lru";
-  std::string model_path;
-  uint64_t seed = 1;
-  int64_t max_files = int64_t{1} << 20;
-  double remote_mb_per_s = 0;
-  double remote_latency_ms = 0;
-  std::string trace_out;
   int max_threads = 16;
   bool quiet = false;  // no start / stop lines on stderr
 };
