@@ -70,6 +70,10 @@ Status MakeDir(const std::string& dir) {
   return EmptyDir(dir);
 }
 
+int64_t MtimeNs(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
 bool UnderDir(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
          path[dir.size()] == '/';
@@ -205,16 +209,28 @@ void CacheTier::RecordLocked(EventKind kind, const std::string& path, int64_t le
   trace_status_ = trace_->Write(ev);
 }
 
-int CacheTier::OpenRemote(TierHandle* h, int flags, mode_t mode, int64_t* size) {
+void CacheTier::CopyMatchesLocked(uint32_t obj, const struct stat& st) {
+  files_[obj].copy_size = st.st_size;
+  files_[obj].copy_mtime_ns = MtimeNs(st);
+}
+
+void CacheTier::DropIfStaleLocked(uint32_t obj, const struct stat& st) {
+  FileState& f = files_[obj];
+  if (f.fill != Fill::kFilled || (f.copy_size == st.st_size && f.copy_mtime_ns == MtimeNs(st))) return;
+  ::unlink(ObjectFile(obj).c_str());
+  f.fill = Fill::kPending;  // still resident for the policy: the next read refills it
+  ++f.generation;
+  ++counters_.stale_copies;
+}
+
+int CacheTier::OpenRemote(TierHandle* h, int flags, mode_t mode, struct stat* st) {
   // O_APPEND is left to the kernel, which sends appends at the file's end.
   h->remote_fd = ::open(RemotePath(h->path).c_str(), (flags & ~O_APPEND) | O_CLOEXEC, mode);
   if (h->remote_fd < 0) {
     ++counters_.remote_errors;
     return -Errno();
   }
-  struct stat st;
-  if (::fstat(h->remote_fd, &st) != 0) return -Errno();
-  *size = st.st_size;
+  if (::fstat(h->remote_fd, st) != 0) return -Errno();
   return 0;
 }
 
@@ -222,14 +238,15 @@ int CacheTier::Open(const std::string& path, int flags, TierHandle** handle) {
   auto h = std::make_unique<TierHandle>();
   h->path = path;
   h->writable = (flags & O_ACCMODE) != O_RDONLY;
-  int64_t size = 0;
-  int rc = OpenRemote(h.get(), flags & ~(O_CREAT | O_EXCL), 0, &size);
-  if (rc == 0) rc = h->writable ? OpenForWrite(h.get(), (flags & O_TRUNC) != 0, size)
-                                : OpenForRead(h.get(), size);
+  struct stat st;
+  int rc = OpenRemote(h.get(), flags & ~(O_CREAT | O_EXCL), 0, &st);
+  if (rc == 0) rc = h->writable ? OpenForWrite(h.get(), (flags & O_TRUNC) != 0, st)
+                                : OpenForRead(h.get(), st);
   return Handover(std::move(h), rc, handle);
 }
 
-int CacheTier::OpenForRead(TierHandle* h, int64_t size) {
+int CacheTier::OpenForRead(TierHandle* h, const struct stat& st) {
+  const int64_t size = st.st_size;
   ++counters_.read_opens;
   bool fill = false;
   uint32_t generation = 0;
@@ -245,6 +262,7 @@ int CacheTier::OpenForRead(TierHandle* h, int64_t size) {
       ++(hit ? counters_.hits : counters_.misses);
       counters_.open_bytes += size;
       if (hit) counters_.hit_open_bytes += size;
+      DropIfStaleLocked(obj, st);
       FileState& f = files_[obj];
       if (f.fill == Fill::kFilled) {
         h->cache_fd = ::open(ObjectFile(obj).c_str(), O_RDONLY | O_CLOEXEC);
@@ -264,14 +282,14 @@ int CacheTier::Create(const std::string& path, int flags, mode_t mode, TierHandl
   h->path = path;
   h->writable = true;
   const bool existed = ::access(RemotePath(path).c_str(), F_OK) == 0;
-  int64_t size = 0;
-  int rc = OpenRemote(h.get(), flags | O_CREAT, mode, &size);
+  struct stat st;
+  int rc = OpenRemote(h.get(), flags | O_CREAT, mode, &st);
   if (rc == 0) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      RecordLocked(EventKind::kCreate, path, 0, size);
+      RecordLocked(EventKind::kCreate, path, 0, st.st_size);
     }
-    rc = OpenForWrite(h.get(), !existed || (flags & O_TRUNC) != 0, size);
+    rc = OpenForWrite(h.get(), !existed || (flags & O_TRUNC) != 0, st);
   }
   return Handover(std::move(h), rc, handle);
 }
@@ -285,13 +303,14 @@ int CacheTier::Handover(std::unique_ptr<TierHandle> h, int rc, TierHandle** hand
   return 0;
 }
 
-int CacheTier::OpenForWrite(TierHandle* h, bool fresh, int64_t size) {
+int CacheTier::OpenForWrite(TierHandle* h, bool fresh, const struct stat& st) {
   h->fresh = fresh;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    h->obj = ObjectLocked(h->path, true, size);
+    h->obj = ObjectLocked(h->path, true, st.st_size);
     if (h->obj >= 0) {
       const auto obj = static_cast<uint32_t>(h->obj);
+      if (!fresh) DropIfStaleLocked(obj, st);
       FileState& f = files_[obj];
       if (++f.writers > 1) f.shared_write = true;
       if (f.fill == Fill::kFilled) {
@@ -355,11 +374,18 @@ int CacheTier::FillAndOpen(TierHandle* h, uint32_t generation) {
     }
     return 0;
   }
+  struct stat st;
+  if (::fstat(h->remote_fd, &st) != 0 || st.st_size != copied) {  // changed while copied
+    ::unlink(tmp.c_str());
+    f.fill = Fill::kPending;
+    return 0;
+  }
   if (::rename(tmp.c_str(), ObjectFile(obj).c_str()) != 0) {
     ::unlink(tmp.c_str());
     f.fill = Fill::kPending;
     return 0;
   }
+  CopyMatchesLocked(obj, st);
   f.fill = Fill::kFilled;
   ++counters_.fills;
   counters_.fill_bytes += copied;
@@ -416,7 +442,8 @@ int CacheTier::Release(TierHandle* handle) {
   std::unique_ptr<TierHandle> h(handle);
   if (h->writable && h->obj >= 0) {
     struct stat st;
-    const int64_t size = ::fstat(h->remote_fd, &st) == 0 ? st.st_size : 0;
+    const bool stat_ok = ::fstat(h->remote_fd, &st) == 0;
+    const int64_t size = stat_ok ? st.st_size : 0;
     std::lock_guard<std::mutex> lock(mu_);
     const auto obj = static_cast<uint32_t>(h->obj);
     FileState& f = files_[obj];
@@ -436,6 +463,13 @@ int CacheTier::Release(TierHandle* handle) {
         if (::rename(h->staging_path.c_str(), ObjectFile(obj).c_str()) == 0) {
           f.fill = Fill::kFilled;
           counters_.bytes_to_cache += size;
+        }
+      }
+      if (f.fill == Fill::kFilled) {
+        if (stat_ok) {
+          CopyMatchesLocked(obj, st);  // the copy took this handle's writes too
+        } else {
+          DropIfStaleLocked(obj, {});
         }
       }
     }
@@ -464,6 +498,15 @@ int CacheTier::Rename(const std::string& from, const std::string& to, unsigned i
     return -Errno();
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if ((flags & RENAME_EXCHANGE) == 0) {
+    // The destination was replaced, whether or not the tier knew the source.
+    auto old = ids_.find(to);
+    if (old != ids_.end() && from != to) {
+      ForgetLocked(old->second);
+      RecordLocked(EventKind::kDelete, to, 0, 0);
+      ids_.erase(old);
+    }
+  }
   // Tracked names that move: `from` itself, or everything under a directory.
   std::vector<std::pair<std::string, std::string>> moves;
   auto collect = [&](const std::string& a, const std::string& b) {
@@ -508,10 +551,15 @@ int CacheTier::Truncate(const std::string& path, off_t size) {
   if (it == ids_.end()) return 0;
   const uint32_t obj = it->second;
   FileState& f = files_[obj];
-  if (f.fill == Fill::kFilled && ::truncate(ObjectFile(obj).c_str(), size) != 0) {
-    ::unlink(ObjectFile(obj).c_str());
-    f.fill = Fill::kPending;
-    ++f.generation;
+  if (f.fill == Fill::kFilled) {
+    struct stat st;
+    if (::truncate(ObjectFile(obj).c_str(), size) == 0 && ::stat(RemotePath(path).c_str(), &st) == 0) {
+      CopyMatchesLocked(obj, st);
+    } else {
+      ::unlink(ObjectFile(obj).c_str());
+      f.fill = Fill::kPending;
+      ++f.generation;
+    }
   }
   AccessLocked(RequestKind::kWrite, obj, 0, size);
   RecordLocked(EventKind::kWrite, path, 0, size);
@@ -555,6 +603,7 @@ nlohmann::json CacheTier::Stats() const {
       {"bytes_written_to_remote", counters_.bytes_to_remote.load()},
       {"bytes_written_to_cache", counters_.bytes_to_cache.load()},
       {"remote_errors", counters_.remote_errors.load()},
+      {"stale_copies_dropped", counters_.stale_copies.load()},
       {"requests", requests_},
       {"uptime_s", static_cast<double>(NowUs()) / 1e6},
       {"remote_mb_per_s", options_.remote_mb_per_s},

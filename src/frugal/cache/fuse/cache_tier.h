@@ -89,6 +89,10 @@ class CacheTier : private ResidencyObserver {
   enum class Fill : uint8_t { kNone, kPending, kFilling, kFilled };
   struct FileState {
     Fill fill = Fill::kNone;
+    // The remote file's size and mtime the cache copy matches: a copy of a
+    // file changed behind the mount is dropped at the next open, not served.
+    int64_t copy_size = -1;
+    int64_t copy_mtime_ns = 0;
     uint32_t generation = 0;
     int32_t writers = 0;
     bool shared_write = false;  // two writers overlapped: staging is incomplete
@@ -114,9 +118,13 @@ class CacheTier : private ResidencyObserver {
   // Copies the remote file into the tier for `obj`; on success opens it.
   int FillAndOpen(TierHandle* h, uint32_t generation);
   // Opens h's remote file with `flags`; its size in *size.
-  int OpenRemote(TierHandle* h, int flags, mode_t mode, int64_t* size);
-  int OpenForRead(TierHandle* h, int64_t size);
-  int OpenForWrite(TierHandle* h, bool fresh, int64_t size);
+  int OpenRemote(TierHandle* h, int flags, mode_t mode, struct stat* st);
+  int OpenForRead(TierHandle* h, const struct stat& st);
+  int OpenForWrite(TierHandle* h, bool fresh, const struct stat& st);
+  // Under mu_: notes that obj's copy matches the remote file `st`.
+  void CopyMatchesLocked(uint32_t obj, const struct stat& st);
+  // Under mu_: drops a filled copy that no longer matches `st`.
+  void DropIfStaleLocked(uint32_t obj, const struct stat& st);
   // Hands h to the caller when rc is 0; else closes it and returns rc.
   static int Handover(std::unique_ptr<TierHandle> h, int rc, TierHandle** handle);
 
@@ -142,7 +150,7 @@ class CacheTier : private ResidencyObserver {
     std::atomic<int64_t> fills{0}, fill_bytes{0}, untracked_opens{0};
     std::atomic<int64_t> bytes_from_cache{0}, bytes_from_remote{0};
     std::atomic<int64_t> bytes_to_remote{0}, bytes_to_cache{0};
-    std::atomic<int64_t> remote_errors{0};
+    std::atomic<int64_t> remote_errors{0}, stale_copies{0};
   } counters_;
 };
 

@@ -173,6 +173,20 @@ TEST_F(TierTest, RenameKeepsTheCachedCopyForFilesAndDirectories) {
   EXPECT_EQ(ReadAll(*t, "/moved/b"), "gamma");
 }
 
+TEST_F(TierTest, AFileChangedBehindTheMountIsNotServedStale) {
+  Put("/raw/a", "first version");
+  auto t = Make(1000);
+  EXPECT_EQ(ReadAll(*t, "/raw/a"), "first version");
+  Put("/raw/a", "second, longer version");  // straight into REMOTE_DIR
+  EXPECT_EQ(ReadAll(*t, "/raw/a"), "second, longer version");
+  EXPECT_EQ(t->Stats()["stale_copies_dropped"], 1);
+  EXPECT_EQ(ReadAll(*t, "/raw/a"), "second, longer version");  // refilled
+  // A file renamed over a cached one behind the tier's back replaces it.
+  Put("/raw/b", "bee");
+  ASSERT_EQ(t->Rename("/raw/b", "/raw/a", 0), 0);
+  EXPECT_EQ(ReadAll(*t, "/raw/a"), "bee");
+}
+
 TEST_F(TierTest, RemoteErrorsReachTheCallerAsTheirErrno) {
   auto t = Make(1000);
   EXPECT_EQ(ReadAll(*t, "/missing"), "ERR" + std::to_string(ENOENT));
