@@ -8,7 +8,9 @@
 // crash of the daemon loses nothing; a written file the policy admits is
 // kept in the cache from the bytes written (no second remote read).
 // Renames, deletes and truncations are applied to the remote first and
-// then to the tier (a deleted file's cache copy is freed at once). Every
+// then to the tier (a deleted file's cache copy is freed at once). A copy
+// whose remote file changed behind the mount (size or mtime) is dropped at
+// the next open and refilled, never served. Every
 // request is recorded in frugal's binary trace format when a trace path is
 // given, so a mounted run can be replayed by `cache simulate`.
 //
