@@ -63,6 +63,22 @@ class CachePolicy {
   virtual void Delete(uint32_t obj) = 0;
   // The object was renamed (same id, new path). Default: nothing.
   virtual void Rename(const Request& r, int64_t index) { (void)r, (void)index; }
+  // One request of any kind, dispatched to Access, Rename or Delete; true
+  // for a read or write that hit.
+  bool Apply(const Request& r, int64_t index) {
+    switch (r.kind) {
+      case RequestKind::kRead:
+      case RequestKind::kWrite:
+        return Access(r, index);
+      case RequestKind::kRename:
+        Rename(r, index);
+        return false;
+      case RequestKind::kDelete:
+        Delete(r.obj);
+        return false;
+    }
+    return false;
+  }
   // Policy-specific figures for reports (model accuracy...). Default: null.
   virtual nlohmann::json Report() const { return nullptr; }
 

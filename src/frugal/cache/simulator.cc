@@ -134,10 +134,8 @@ class Replayer {
         break;
       }
       case RequestKind::kRename:
-        p_->Rename(r, i);
-        break;
       case RequestKind::kDelete:
-        p_->Delete(r.obj);
+        p_->Apply(r, i);
         break;
     }
   }

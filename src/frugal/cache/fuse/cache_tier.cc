@@ -160,7 +160,7 @@ void CacheTier::Dropped(uint32_t obj) {
   if (!deleting_) ++counters_.evictions;
 }
 
-int64_t CacheTier::ObjectLocked(const std::string& path, bool create, int64_t size) {
+int64_t CacheTier::ObjectLocked(const std::string& path, bool create) {
   auto it = ids_.find(path);
   if (it != ids_.end()) return it->second;
   if (static_cast<int64_t>(live_.objects.size()) >= options_.max_files) return -1;
@@ -172,7 +172,6 @@ int64_t CacheTier::ObjectLocked(const std::string& path, bool create, int64_t si
   live_.objects.push_back(std::move(info));
   files_.emplace_back();
   ids_.emplace(path, obj);
-  live_.footprint_bytes += size;
   return obj;
 }
 
@@ -252,7 +251,7 @@ int CacheTier::OpenForRead(TierHandle* h, const struct stat& st) {
   uint32_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    h->obj = ObjectLocked(h->path, false, size);
+    h->obj = ObjectLocked(h->path, false);
     if (h->obj < 0) {
       ++counters_.untracked_opens;
     } else {
@@ -307,7 +306,7 @@ int CacheTier::OpenForWrite(TierHandle* h, bool fresh, const struct stat& st) {
   h->fresh = fresh;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    h->obj = ObjectLocked(h->path, true, st.st_size);
+    h->obj = ObjectLocked(h->path, true);
     if (h->obj >= 0) {
       const auto obj = static_cast<uint32_t>(h->obj);
       if (!fresh) DropIfStaleLocked(obj, st);
@@ -563,11 +562,6 @@ int CacheTier::Truncate(const std::string& path, off_t size) {
   }
   AccessLocked(RequestKind::kWrite, obj, 0, size);
   RecordLocked(EventKind::kWrite, path, 0, size);
-  return 0;
-}
-
-int CacheTier::Rmdir(const std::string& path) {
-  if (::rmdir(RemotePath(path).c_str()) != 0) return -Errno();
   return 0;
 }
 

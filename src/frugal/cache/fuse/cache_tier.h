@@ -77,8 +77,6 @@ class CacheTier : private ResidencyObserver {
   int Unlink(const std::string& path);
   int Rename(const std::string& from, const std::string& to, unsigned int flags);
   int Truncate(const std::string& path, off_t size);
-  // Called after a directory is removed or renamed: forgets tracked files under it.
-  int Rmdir(const std::string& path);
 
   std::string RemotePath(const std::string& path) const { return options_.remote_dir + path; }
 
@@ -109,7 +107,7 @@ class CacheTier : private ResidencyObserver {
 
   // Under mu_: the id of `path`, a new one when `create` (or when the file
   // existed before the mount), or -1 when the tier tracks no more files.
-  int64_t ObjectLocked(const std::string& path, bool create, int64_t size);
+  int64_t ObjectLocked(const std::string& path, bool create);
   bool AccessLocked(RequestKind kind, uint32_t obj, int64_t bytes, int64_t size);
   void ForgetLocked(uint32_t obj);
   void RecordLocked(EventKind kind, const std::string& path, int64_t length, int64_t size,

@@ -140,7 +140,7 @@ int OpTruncate(const char* path, off_t size, fuse_file_info*) {
 }
 
 int OpMkdir(const char* path, mode_t mode) { return Neg(::mkdir(Tier()->RemotePath(path).c_str(), mode)); }
-int OpRmdir(const char* path) { return Tier()->Rmdir(path); }
+int OpRmdir(const char* path) { return Neg(::rmdir(Tier()->RemotePath(path).c_str())); }
 int OpChmod(const char* path, mode_t mode, fuse_file_info*) {
   return Neg(::chmod(Tier()->RemotePath(path).c_str(), mode));
 }

@@ -51,24 +51,10 @@ TEST_P(OnlinePolicy, GrowingTraceMatchesTheLoadedOne) {
     while (live.objects.size() <= r.obj) live.objects.push_back(full.objects[live.objects.size()]);
     r.next_read = kNever;  // the future is not known online
     const auto idx = static_cast<int64_t>(i);
-    switch (r.kind) {
-      case RequestKind::kRead:
-      case RequestKind::kWrite: {
-        const bool a = online->Access(r, idx);
-        const bool b = loaded->Access(full.requests[i], idx);
-        differ += a != b;
-        reads += r.kind == RequestKind::kRead;
-        break;
-      }
-      case RequestKind::kRename:
-        online->Rename(r, idx);
-        loaded->Rename(full.requests[i], idx);
-        break;
-      case RequestKind::kDelete:
-        online->Delete(r.obj);
-        loaded->Delete(r.obj);
-        break;
-    }
+    const bool a = online->Apply(r, idx);
+    const bool b = loaded->Apply(full.requests[i], idx);
+    differ += a != b;
+    reads += r.kind == RequestKind::kRead;
     ASSERT_LE(online->used_bytes(), capacity);
   }
   ASSERT_GT(reads, 100);

@@ -712,21 +712,7 @@ Result<nlohmann::json> TrainSmartCacheModel(const RequestTrace& trace, const Pol
   auto p = std::make_unique<SmartCache>(o);
   if (!o.model_path.empty()) FRUGAL_RETURN_IF_ERROR(p->Load(o.model_path));
   const int64_t n = static_cast<int64_t>(trace.requests.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const Request& r = trace.requests[static_cast<size_t>(i)];
-    switch (r.kind) {
-      case RequestKind::kRead:
-      case RequestKind::kWrite:
-        p->Access(r, i);
-        break;
-      case RequestKind::kRename:
-        p->Rename(r, i);
-        break;
-      case RequestKind::kDelete:
-        p->Delete(r.obj);
-        break;
-    }
-  }
+  for (int64_t i = 0; i < n; ++i) p->Apply(trace.requests[static_cast<size_t>(i)], i);
   p->FinalRetrain();
   return p->Save(trace);
 }
