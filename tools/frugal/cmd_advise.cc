@@ -303,6 +303,8 @@ int RunAdvise(const AdviseArgs& a) {
                {"closest", plans->closest ? ConfigJson(*plans->closest, -2, *adv)
                                           : nlohmann::json()},
                {"reason", adv->reason},
+               {"deadline_h", a.deadline > 0 ? nlohmann::json(a.deadline) : nlohmann::json()},
+               {"budget_usd", a.budget > 0 ? nlohmann::json(a.budget) : nlohmann::json()},
                {"cheapest_instance_rule", pick(adv->cheapest_instance_rule)},
                {"newest_gpu_rule", pick(adv->newest_gpu_rule)},
                {"skipped", std::move(skipped)},

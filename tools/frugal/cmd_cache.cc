@@ -18,8 +18,8 @@
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/simulator.h"
 #include "frugal/cache/smartcache_model.h"
-#include "frugal/cache/svg_plot.h"
 #include "frugal/cache/trace_writer.h"
+#include "frugal/report/report.h"
 #include "verbs.h"
 
 namespace frugal::cli {
@@ -84,19 +84,19 @@ struct RunTimes {
 
 int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t requests,
                     const std::vector<SimulationResult>& res, const RunTimes& times, bool streamed) {
+  nlohmann::json j = TraceJson(t);
+  j["streamed"] = streamed;
+  j["load_s"] = times.load_s;
+  j["simulate_s"] = times.simulate_s;
+  j["requests_per_s"] = times.requests_per_s();
+  j["simulate_requests_per_s"] = times.simulate_requests_per_s();
+  j["results"] = nlohmann::json::array();
+  for (const auto& r : res) j["results"].push_back(ResultToJson(r));
   if (!a.svg.empty()) {
-    Status st = WriteStringToFile(a.svg, MissRatioCurvesSvg(res, "miss-ratio curves: " + a.trace));
+    Status st = WriteStringToFile(a.svg, report::CacheCurvesSvg(j, "miss-ratio curves: " + a.trace));
     if (!st.ok()) return ReportError(st);
   }
   if (a.json) {
-    nlohmann::json j = TraceJson(t);
-    j["streamed"] = streamed;
-    j["load_s"] = times.load_s;
-    j["simulate_s"] = times.simulate_s;
-    j["requests_per_s"] = times.requests_per_s();
-    j["simulate_requests_per_s"] = times.simulate_requests_per_s();
-    j["results"] = nlohmann::json::array();
-    for (const auto& r : res) j["results"].push_back(ResultToJson(r));
     PrintJson(j);
     return 0;
   }

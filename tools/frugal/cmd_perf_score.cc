@@ -2,6 +2,7 @@
 // model (no retraining) and prints the error per op type and GPU.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -58,6 +59,27 @@ std::string PredictionsCsv(const Dataset& data, const ScoreResult& r) {
   return csv;
 }
 
+// At most kMaxPoints priced rows, evenly strided through the input (the
+// same rows every run), as {op, gpu, measured_ms, predicted_ms}: what
+// `frugal report` plots as predicted against measured.
+constexpr size_t kMaxPoints = 2000;
+nlohmann::json SamplePoints(const Dataset& data, const ScoreResult& r) {
+  std::vector<size_t> priced;
+  for (size_t i = 0; i < data.samples.size(); ++i) {
+    if (std::isfinite(r.predicted_ms[i])) priced.push_back(i);
+  }
+  nlohmann::json points = nlohmann::json::array();
+  const size_t stride = std::max<size_t>(1, (priced.size() + kMaxPoints - 1) / kMaxPoints);
+  for (size_t k = 0; k < priced.size(); k += stride) {
+    const size_t i = priced[k];
+    points.push_back({{"op", PerfOpName(data.samples[i].shape.op)},
+                      {"gpu", r.gpu[i]},
+                      {"measured_ms", data.samples[i].latency_ms},
+                      {"predicted_ms", r.predicted_ms[i]}});
+  }
+  return points;
+}
+
 int RunScore(const ScoreArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   Result<Catalog> catalog =
@@ -87,6 +109,7 @@ int RunScore(const ScoreArgs& a) {
     j["data"] = a.data;
     j["rows_in"] = data->samples.size();
     j["seconds"] = secs;
+    j["points"] = SamplePoints(*data, *r);
     PrintJson(j);
     return 0;
   }

@@ -21,6 +21,8 @@ constexpr RegistryRow<VerbSetup> kVerbs[] = {
     {"place", "Place and schedule a model's ops across GPUs (Pesto)", &SetupPlace},
     {"cache", "Simulate cache policies on pipeline I/O traces (SmartCache)", &SetupCache},
     {"share", "Share GPUs among training and inference jobs (G-Share)", &SetupShare},
+    {"report", "Render verbs' --json output as one HTML page with charts", &SetupReport},
+    {"demo", "All four systems on bundled data: a summary and an HTML report", &SetupDemo},
 };
 
 }  // namespace

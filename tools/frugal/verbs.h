@@ -24,6 +24,8 @@ void SetupCache(CLI::App& sub, int* exit_code);
 // `cache mount` and `cache stats`, added by SetupCache (cmd_cache_mount.cc).
 void AddCacheMount(CLI::App& cache, int* exit_code);
 void SetupShare(CLI::App& sub, int* exit_code);
+void SetupReport(CLI::App& sub, int* exit_code);
+void SetupDemo(CLI::App& sub, int* exit_code);
 
 }  // namespace frugal::cli
 

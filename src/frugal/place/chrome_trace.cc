@@ -31,6 +31,7 @@ json ChromeTrace(const PlacementProblem& p, const Placement& pl, const SimResult
   for (int i = 0; i < p.num_ops() && i < static_cast<int>(sim.ops.size()); ++i) {
     json args = {{"op", i}, {"id", p.op_ids[i]}};
     if (!p.op_modules.empty()) args["module"] = p.op_modules[i];
+    if (!p.op_phase.empty()) args["phase"] = PhaseName(p.op_phase[static_cast<size_t>(i)]);
     events.push_back({{"ph", "X"}, {"pid", 0}, {"tid", pl.device[i]},
                       {"name", label(i)}, {"cat", "op"},
                       {"ts", sim.ops[i].start_ms * 1e3},

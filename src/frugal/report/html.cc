@@ -1,0 +1,89 @@
+// HTML pieces and small formatting helpers shared by the renderers.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "frugal/report/parts.h"
+#include "frugal/report/svg.h"
+
+namespace frugal::report {
+
+const char* SystemId(System s) {
+  switch (s) {
+    case System::kCeer: return "ceer";
+    case System::kPesto: return "pesto";
+    case System::kShare: return "gshare";
+    case System::kCache: return "smartcache";
+  }
+  return "";
+}
+
+const char* SystemTitle(System s) {
+  switch (s) {
+    case System::kCeer: return "Ceer: training time and cost on any GPU";
+    case System::kPesto: return "Pesto: placing a model across GPUs";
+    case System::kShare: return "G-Share: sharing GPUs within SLOs";
+    case System::kCache: return "SmartCache: a learned cache for pipeline I/O";
+  }
+  return "";
+}
+
+const char* SystemBlurb(System s) {
+  switch (s) {
+    case System::kCeer:
+      return "Predicts each operation's time on a GPU from its specs, and picks the GPU type, count, "
+             "cloud instance and parallel plan that meet a deadline or a budget at the lowest cost.";
+    case System::kPesto:
+      return "Places and schedules a model's operations across GPUs with an integer program, and "
+             "compares the schedule with the usual placement methods and a lower bound.";
+    case System::kShare:
+      return "Decides which jobs share which GPU, and how (time slicing, MPS, MIG), so that a cluster "
+             "needs fewer GPUs while latency-sensitive services keep their p99 SLO.";
+    case System::kCache:
+      return "Learns each pipeline file's size, I/O rate and lifetime, and keeps the files that save "
+             "the most remote I/O in a limited cache tier.";
+  }
+  return "";
+}
+
+std::string FigureHtml(const std::string& svg, const std::string& caption) {
+  return "<figure>\n" + svg + "<figcaption>" + Escape(caption) + "</figcaption>\n</figure>\n";
+}
+
+std::string TableHtml(const std::vector<std::string>& header,
+                      const std::vector<std::vector<std::string>>& rows) {
+  std::string s = "<table>\n<thead><tr>";
+  for (const auto& h : header) s += "<th>" + Escape(h) + "</th>";
+  s += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : rows) {
+    s += "<tr>";
+    for (const auto& c : r) s += "<td>" + Escape(c) + "</td>";
+    s += "</tr>\n";
+  }
+  return s + "</tbody>\n</table>\n";
+}
+
+std::string ParagraphHtml(const std::string& text) { return "<p>" + Escape(text) + "</p>\n"; }
+
+double Num(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::nan("");
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Usd(double v) {
+  if (!std::isfinite(v)) return "no price";
+  if (std::abs(v) >= 1000) {
+    std::string digits = fmt::format("{}", std::llround(std::abs(v)));
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+    return (v < 0 ? "-$" : "$") + digits;
+  }
+  return fmt::format("${:.{}f}", v, std::abs(v) >= 100 ? 0 : 2);
+}
+
+}  // namespace frugal::report
