@@ -2,7 +2,7 @@
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
 // frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json,
 // cluster traces (node and pod lists), Gavel / Lucid co-location data and
-// smartcache model files. Readers that take a
+// smartcache model files, and the --json results `frugal report` renders. Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -23,6 +23,7 @@
 #include "frugal/perf/op_time_model.h"
 #include "frugal/place/problem.h"
 #include "frugal/place/topology.h"
+#include "frugal/report/report.h"
 #include "frugal/share/colocation_data.h"
 #include "frugal/share/jobs_json.h"
 #include "frugal/share/node_trace.h"
@@ -131,6 +132,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
       g.fp32_tflops = 14;
       (void)(*m)->PredictMs(std::span<const frugal::OpShape>(&s, 1), g);
     }
+  } else if (reader == "report") {
+    // Any JSON a verb could have written, or not: a page or one error line.
+    auto r = frugal::report::BuildReport({TempFile(data, "json")});
+    (void)r;
   } else if (reader == "smartcache_model") {
     const std::string path = TempFile(data, "json");
     if (frugal::cache::CheckSmartCacheModel(path).ok()) {

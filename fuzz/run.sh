@@ -14,7 +14,7 @@ if ! command -v clang++ >/dev/null; then
 fi
 B=build-fuzz
 TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing perf_model share_jobs share_nodes share_pods
-  colocation smartcache_model)
+  colocation smartcache_model report)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
   if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -46,6 +46,7 @@ seed "$B/corpus/catalog" data/catalog/*.json
 seed "$B/corpus/topology" testdata/place/*.topology.json
 seed "$B/corpus/share_jobs" testdata/share/*.json
 seed "$B/corpus/smartcache_model" testdata/cache/smartcache_tiny.model.json
+seed "$B/corpus/report" testdata/report/*.json
 seed "$B/corpus/share_nodes" testdata/share/tiny_nodes.csv
 seed "$B/corpus/share_pods" testdata/share/tiny_pods.csv
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done

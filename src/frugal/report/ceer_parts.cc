@@ -157,7 +157,8 @@ Part RenderPredict(const json& doc) {
       bubble > 0 ? fmt::format(" (pipeline bubble {} ms)", CompactNumber(bubble)) : "",
       CompactNumber(Num(doc, "memory_bytes") / 1e9) + " GB"));
   part.html += FigureHtml(BarChartSvg(bars), "Per pipeline stage: forward, backward, recomputation, optimizer and "
-                                             "communication time; the dashed line is the predicted step time.");
+                                             "communication time; the dashed line is the predicted step time (communication that overlaps the "
+                                             "backward pass reaches past it).");
 
   // Time by op kind, split by phase, heaviest kinds first.
   std::map<std::string, std::map<std::string, double>> by_kind;
@@ -212,7 +213,8 @@ Part RenderPerfScore(const json& doc) {
                                          overall.empty() ? "" : ": " + overall));
   if (!bars.groups.empty()) part.html += FigureHtml(BarChartSvg(bars), "Median and 90th-percentile error per op type.");
 
-  // Predicted against measured: a series per op type (the 7 most common).
+  // Predicted against measured: a series per op type (the 5 most common,
+  // then "other"); the diagonal in black.
   const json& points = doc.contains("points") ? doc.at("points") : json::array();
   if (!points.empty()) {
     std::map<std::string, int> count;
@@ -223,7 +225,7 @@ Part RenderPerfScore(const json& doc) {
     std::map<std::string, size_t> series_of;
     XYChart chart{"Predicted against measured op time", {"measured (ms)", true}, {"predicted (ms)", true}};
     for (const auto& [n, op] : ops) {
-      const std::string name = series_of.size() < 7 ? op : "other";
+      const std::string name = series_of.size() < 5 ? op : "other";
       if (!series_of.count(name)) {
         Series s{name};
         s.line = false;

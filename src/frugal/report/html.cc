@@ -60,7 +60,12 @@ std::string TableHtml(const std::vector<std::string>& header,
     for (const auto& c : r) s += "<td>" + Escape(c) + "</td>";
     s += "</tr>\n";
   }
-  return s + "</tbody>\n</table>\n";
+  s += "</tbody>\n</table>\n";
+  // A long table is folded, so the charts around it stay in view.
+  if (rows.size() > 12) {
+    return fmt::format("<details><summary>the table ({} rows)</summary>\n{}</details>\n", rows.size(), s);
+  }
+  return s;
 }
 
 std::string ParagraphHtml(const std::string& text) { return "<p>" + Escape(text) + "</p>\n"; }

@@ -91,12 +91,19 @@ double NiceStep(double range, int target) {
 // of ten (with 2x and 5x between them when the range spans under 3 decades).
 std::vector<double> Ticks(const Scale& s, int target) {
   std::vector<double> t;
+  if (s.log && s.hi / s.lo < 10) {
+    // Under a decade: 1-2-5 steps as on a linear axis, placed on the log scale.
+    const double step = NiceStep(s.hi - s.lo, target / 2 + 1);
+    for (double v = std::ceil(s.lo / step - 1e-9) * step; v <= s.hi * (1 + 1e-9); v += step) t.push_back(v);
+    return t;
+  }
   if (s.log) {
     const int e0 = static_cast<int>(std::floor(std::log10(s.lo))),
               e1 = static_cast<int>(std::ceil(std::log10(s.hi)));
     const int stride = std::max(1, (e1 - e0) / 8);
     for (int e = e0; e <= e1; e += stride) {
-      for (double m : (e1 - e0 < 3 ? std::vector<double>{1, 2, 5} : std::vector<double>{1})) {
+      const bool fine = std::log10(s.hi) - std::log10(s.lo) < 2.5;
+      for (double m : (fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1})) {
         const double v = m * std::pow(10.0, e);
         if (v >= s.lo * (1 - 1e-9) && v <= s.hi * (1 + 1e-9)) t.push_back(v);
       }
@@ -196,7 +203,7 @@ std::string CompactNumber(double v, int digits) {
   else if (a >= 1e6) { v /= 1e6; suffix = "M"; }
   else if (a >= 1e4) { v /= 1e3; suffix = "k"; }
   std::string s = fmt::format("{:.{}g}", v, digits);
-  if (s.find('e') != std::string::npos) s = fmt::format("{:.{}f}", v, digits);
+  if (s.find('e') != std::string::npos && std::abs(v) >= 1) s = fmt::format("{:.0f}", v);
   if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -299,10 +306,12 @@ std::string BarChartSvg(const BarChart& c) {
   size_t longest = 0;
   for (const auto& g : c.groups) longest = std::max(longest, g.size());
   const double label_w = std::min(280.0, 16 + kCharPx * static_cast<double>(longest));
-  const double left = label_w + 10, right = 56, top = 36;
+  const double left = label_w + 10, right = 56, top = c.refs.empty() ? 36 : 52;
   const double plot_w = c.width - left - right;
   const size_t ns = std::max<size_t>(1, c.series.size());
-  const double bar_h = c.stacked || ns == 1 ? 16 : std::max(7.0, 16.0 - 2.0 * static_cast<double>(ns));
+  // Bars of up to three series are labelled with their values; thinner
+  // bars of more series only in their hover text.
+  const double bar_h = c.stacked || ns == 1 ? 16 : ns <= 3 ? 12 : 8;
   const double group_h = (c.stacked ? bar_h : bar_h * static_cast<double>(ns)) + 8;
   const double plot_h = group_h * static_cast<double>(c.groups.size()) + 4;
   auto value = [&](size_t g, size_t s) {
@@ -338,7 +347,7 @@ std::string BarChartSvg(const BarChart& c) {
   for (size_t g = 0; g < c.groups.size(); ++g) {
     const double gy = top + 4 + group_h * static_cast<double>(g);
     std::string label = c.groups[g];
-    const size_t max_chars = std::max<size_t>(4, static_cast<size_t>((label_w - 16) / kCharPx));
+    const size_t max_chars = std::max<size_t>(4, static_cast<size_t>((label_w - 16) / kCharPx + 0.5));
     if (label.size() > max_chars) label = label.substr(0, max_chars - 1) + "~";
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}{}</text>\n", left - 6,
                        gy + (group_h - 8) / 2 + 4, Escape(label), Tip(c.groups[g]));
@@ -357,7 +366,7 @@ std::string BarChartSvg(const BarChart& c) {
                             : c.groups[g] + (c.series.empty() ? "" : " / " + c.series[s]) + ": " + CompactNumber(v, 4);
       svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\">{}</rect>\n",
                          xa, y, std::max(0.0, xb - xa), bar_h - 1, SeriesColor(static_cast<int>(s)), Tip(tip));
-      if (!c.stacked) svg += Text(xb + 3, y + bar_h - 4, CompactNumber(v), "start", " font-size=\"10\"");
+      if (!c.stacked && bar_h >= 12) svg += Text(xb + 3, y + bar_h - 3, CompactNumber(v), "start", " font-size=\"10\"");
     }
     if (c.stacked && pos > 0) svg += Text(sv(pos) + 3, gy + bar_h - 4, CompactNumber(pos), "start", " font-size=\"10\"");
   }
