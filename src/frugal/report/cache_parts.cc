@@ -117,14 +117,29 @@ Part RenderCacheSimulate(const json& doc) {
   part.html += FigureHtml(BarChartSvg(speed), "The pipeline's throughput model: compute overlapped with remote I/O, "
                                               "at the trace's recorded rates.");
   part.html += TableHtml({"policy", "cache size", "miss ratio", "byte miss ratio", "pipeline speed-up"}, rows);
-  if (!g.sizes.empty()) {
-    const double at = g.sizes.back();
-    std::string line = fmt::format("SmartCache: {} at {}% cache: byte miss ratio", trace, CompactNumber(at));
+  // Headline: smartcache against the best other online policy at the
+  // smallest, middle and largest size (belady is offline).
+  std::string line;
+  std::vector<size_t> at;
+  if (!g.sizes.empty()) at = {0, g.sizes.size() / 2, g.sizes.size() - 1};
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  for (size_t i : at) {
+    double ours = NAN, best = INFINITY;
+    std::string best_name;
     for (const json& r : results) {
-      if (SizeIndex(g, 100 * Num(r, "cache_fraction")) != g.sizes.size() - 1) continue;
-      line += fmt::format(" {} {:.3f}", r.at("policy").get<std::string>(), Num(r, "byte_miss_ratio"));
+      if (SizeIndex(g, 100 * Num(r, "cache_fraction")) != i) continue;
+      const std::string p = r.at("policy").get<std::string>();
+      const double b = Num(r, "byte_miss_ratio");
+      if (p == "smartcache") ours = b;
+      else if (p != "belady" && b < best) { best = b; best_name = p; }
     }
-    part.headlines.push_back(line);
+    if (!std::isfinite(ours) || best_name.empty()) continue;
+    line += fmt::format("{} {}%: {:.3f} vs {:.3f} ({})", line.empty() ? "" : ";", CompactNumber(g.sizes[i]), ours,
+                        best, best_name);
+  }
+  if (!line.empty()) {
+    part.headlines.push_back("SmartCache: " + trace + ", byte miss ratio of smartcache vs the best other online "
+                             "policy at" + line);
   }
   return part;
 }

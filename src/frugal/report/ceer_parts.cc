@@ -102,15 +102,15 @@ Part RenderAdvise(const json& doc) {
   if (!rec.is_null()) {
     std::string line = fmt::format("Ceer: {} -> {}, {:.1f} h, {}", BaseName(doc.value("model", std::string())),
                                    ConfigLabel(rec), Num(rec, "hours"), Usd(Num(rec, "cost_usd")));
-    if (!newest.is_null() && rec_cost > 0) {
-      line += fmt::format("; newest-GPU rule {:.2f}x the cost", Num(newest, "cost_usd") / rec_cost);
-    }
-    if (!cheapest.is_null()) {
-      const double h = Num(cheapest, "hours");
+    auto rule = [&](const char* name, const json& c) {
+      if (c.is_null()) return;
+      const double h = Num(c, "hours");
       line += std::isfinite(deadline) && h > deadline
-                  ? fmt::format("; cheapest-instance rule misses the deadline ({:.0f} h)", h)
-                  : fmt::format("; cheapest-instance rule {:.2f}x the cost", Num(cheapest, "cost_usd") / rec_cost);
-    }
+                  ? fmt::format("; {} rule misses the deadline ({:.0f} h)", name, h)
+                  : fmt::format("; {} rule {:.2f}x the cost", name, Num(c, "cost_usd") / rec_cost);
+    };
+    rule("newest-GPU", newest);
+    rule("cheapest-instance", cheapest);
     part.headlines.push_back(line);
   } else {
     part.headlines.push_back("Ceer: " + doc.value("reason", std::string("no configuration meets the constraints")));

@@ -354,7 +354,13 @@ std::string BarChartSvg(const BarChart& c) {
     double pos = 0, neg = 0;
     for (size_t s = 0; s < ns; ++s) {
       const double v = value(g, s);
-      if (!std::isfinite(v)) continue;
+      if (!std::isfinite(v)) {
+        if (!c.stacked && bar_h >= 12) {
+          svg += Text(sv(0) + 4, gy + bar_h * static_cast<double>(s) + bar_h - 3, "no value", "start",
+                      " font-size=\"10\" fill=\"#666\"");
+        }
+        continue;
+      }
       double a = 0, b = v, y = gy + bar_h * static_cast<double>(s);
       if (c.stacked) {
         double& acc = v >= 0 ? pos : neg;
