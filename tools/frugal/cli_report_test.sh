@@ -4,7 +4,7 @@
 # errors exit 2). The demo itself runs in browser_report_test.
 source "$(dirname "$0")/cli_test_lib.sh"
 D=testdata/report
-ALL=("$D"/advise.json "$D"/predict.json "$D"/perf_score.json "$D"/place.json "$D"/schedule.json
+ALL=("$D"/advise.json "$D"/predict.json "$D"/predict_generation.json "$D"/perf_score.json "$D"/place.json "$D"/schedule.json
   "$D"/share_frag.json "$D"/share_simulate.json "$D"/cache_simulate.json "$D"/pipeline.json)
 
 "$FRUGAL" report "${ALL[@]}" --out "$TMP/r" >"$TMP/out" || fail "report of every kind"

@@ -1,6 +1,7 @@
 // Ceer's parts: `advise` (time-cost scatter with the Pareto frontier, the
-// recommendation and the naive rules), `predict` (where a step's time goes)
-// and `perf score` (error per op type, predicted against measured).
+// recommendation and the naive rules), `predict` (where a step's time goes;
+// prefill and decode of LLM generation) and `perf score` (error per op
+// type, predicted against measured).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -187,6 +188,42 @@ Part RenderPredict(const json& doc) {
   part.headlines.push_back(fmt::format("Ceer: {} on {}: {} ms per step, {} GB per GPU",
                                        BaseName(doc.value("model", std::string())), where, CompactNumber(iter, 4),
                                        CompactNumber(Num(doc, "memory_bytes") / 1e9)));
+  return part;
+}
+
+Part RenderGeneration(const json& doc) {
+  const std::string where = doc.value("instance", std::string()).empty()
+                                ? fmt::format("{} x {}", doc.value("gpus", 1), doc.value("gpu", std::string()))
+                                : doc.value("instance", std::string());
+  const std::string model = BaseName(doc.value("model", std::string("model")));
+  Part part{System::kCeer, fmt::format("predict (generation): {} on {}", model, where)};
+  const double prefill = Num(doc, "prefill_ms"), decode = Num(doc, "decode_total_ms");
+  BarChart split{"Where a request's time goes", "time (ms)", {"prefill (time to first token)", "decode"},
+                 {"whole request"}, {{prefill, decode}}};
+  split.stacked = true;
+  XYChart per_token{"Per-token decode latency as the KV cache grows", {"tokens in the KV cache"},
+                    {"decode step (ms)"}};
+  per_token.y.min = 0;
+  Series s{"decode step"};
+  for (const json& p : doc.at("decode_samples")) {
+    s.x.push_back(Num(p, "cache_len"));
+    s.y.push_back(Num(p, "ms"));
+  }
+  per_token.series.push_back(s);
+  part.html += ParagraphHtml(fmt::format(
+      "Batch {} of {}-token prompts generating {} tokens each, {}, on {}: time to first token {} ms, {} ms per "
+      "token on average, {} tokens/s; KV cache {} GB, {} GB per GPU in all{}; the largest batch that fits is {}.",
+      doc.value("batch", 0), doc.value("prompt_len", 0), doc.value("generate_len", 0),
+      doc.value("precision", std::string()), where, CompactNumber(prefill, 4), CompactNumber(Num(doc, "decode_mean_ms"), 4),
+      CompactNumber(Num(doc, "tokens_per_s"), 4), CompactNumber(Num(doc, "kv_cache_bytes") / 1e9),
+      CompactNumber(Num(doc, "memory_bytes") / 1e9), doc.value("fits", true) ? "" : " (does not fit)",
+      doc.value("max_batch", 0)));
+  part.html += FigureHtml(BarChartSvg(split), "Prefill of the prompts, then every decode step.");
+  part.html += FigureHtml(XYChartSvg(per_token), "Each decode step reads the weights and the KV cache so far.");
+  part.headlines.push_back(fmt::format("Ceer: {} on {}: first token in {} ms, then {} ms per token, {} tokens/s",
+                                       model, where, CompactNumber(prefill, 4),
+                                       CompactNumber(Num(doc, "decode_mean_ms"), 4),
+                                       CompactNumber(Num(doc, "tokens_per_s"), 4)));
   return part;
 }
 

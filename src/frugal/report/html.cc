@@ -47,17 +47,17 @@ const char* SystemBlurb(System s) {
 }
 
 std::string FigureHtml(const std::string& svg, const std::string& caption) {
-  return "<figure>\n" + svg + "<figcaption>" + Escape(caption) + "</figcaption>\n</figure>\n";
+  return fmt::format("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", svg, Escape(caption));
 }
 
 std::string TableHtml(const std::vector<std::string>& header,
                       const std::vector<std::vector<std::string>>& rows) {
   std::string s = "<table>\n<thead><tr>";
-  for (const auto& h : header) s += "<th>" + Escape(h) + "</th>";
+  for (const auto& h : header) s += fmt::format("<th>{}</th>", Escape(h));
   s += "</tr></thead>\n<tbody>\n";
   for (const auto& r : rows) {
     s += "<tr>";
-    for (const auto& c : r) s += "<td>" + Escape(c) + "</td>";
+    for (const auto& c : r) s += fmt::format("<td>{}</td>", Escape(c));
     s += "</tr>\n";
   }
   s += "</tbody>\n</table>\n";
@@ -68,7 +68,7 @@ std::string TableHtml(const std::vector<std::string>& header,
   return s;
 }
 
-std::string ParagraphHtml(const std::string& text) { return "<p>" + Escape(text) + "</p>\n"; }
+std::string ParagraphHtml(const std::string& text) { return fmt::format("<p>{}</p>\n", Escape(text)); }
 
 double Num(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return std::nan("");
@@ -84,9 +84,13 @@ std::string BaseName(const std::string& path) {
 std::string Usd(double v) {
   if (!std::isfinite(v)) return "no price";
   if (std::abs(v) >= 1000) {
-    std::string digits = fmt::format("{}", std::llround(std::abs(v)));
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-    return (v < 0 ? "-$" : "$") + digits;
+    const std::string digits = fmt::format("{}", std::llround(std::abs(v)));
+    std::string grouped = v < 0 ? "-$" : "$";
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+      grouped += digits[i];
+    }
+    return grouped;
   }
   return fmt::format("${:.{}f}", v, std::abs(v) >= 100 ? 0 : 2);
 }

@@ -28,6 +28,7 @@ struct Part {
 // Renderers, one per input kind (report.cc lists them in one table).
 Part RenderAdvise(const nlohmann::json& doc);
 Part RenderPredict(const nlohmann::json& doc);
+Part RenderGeneration(const nlohmann::json& doc);  // predict --infer --prompt P --generate G
 Part RenderPerfScore(const nlohmann::json& doc);
 Part RenderPlace(const nlohmann::json& doc);
 Part RenderSchedule(const nlohmann::json& doc);  // place --trace (Chrome trace)

@@ -36,6 +36,8 @@ constexpr KindRow kKinds[] = {
      [](const json& j) { return Has(j, {"configs", "recommended", "plans_priced"}); }, RenderAdvise},
     {"predict", "frugal predict --json",
      [](const json& j) { return Has(j, {"iteration_ms", "forward_ms", "ops"}); }, RenderPredict},
+    {"predict-generation", "frugal predict --infer --prompt P --generate G --json",
+     [](const json& j) { return Has(j, {"prefill_ms", "decode_samples", "decode_total_ms"}); }, RenderGeneration},
     {"perf-score", "frugal perf score --json",
      [](const json& j) { return Has(j, {"rows", "priced_rows"}); }, RenderPerfScore},
     {"place", "frugal place --json",

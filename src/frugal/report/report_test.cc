@@ -14,7 +14,7 @@ namespace frugal::report {
 namespace {
 
 const std::string kDir = std::string(FRUGAL_SOURCE_ROOT) + "/testdata/report/";
-const std::vector<std::string> kAll = {"advise", "predict", "perf_score", "place", "schedule",
+const std::vector<std::string> kAll = {"advise", "predict", "predict_generation", "perf_score", "place", "schedule",
                                        "share_frag", "share_simulate", "cache_simulate", "pipeline"};
 
 std::vector<std::string> Paths(const std::vector<std::string>& names) {
@@ -39,7 +39,8 @@ TEST(Report, EveryKindRendersIntoItsSystemsSection) {
   Result<Report> r = BuildReport(Paths(kAll));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->sections, (std::vector<std::string>{"ceer", "pesto", "gshare", "smartcache"}));
-  for (const char* h : {"advise: llama2_7b.json", "predict: t5_small.json on p3.8xlarge", "perf score: ",
+  for (const char* h : {"advise: llama2_7b.json", "predict: t5_small.json on p3.8xlarge",
+                        "predict (generation): llama2_70b.json on p4de.24xlarge", "perf score: ",
                         "place: gnmt_training on 4 GPUs", "schedule (Chrome trace)", "share frag: ",
                         "share simulate: mixed workload", "cache simulate: dask_pipeline_100mb.frt",
                         "mounted cache under a Dask pipeline"}) {
@@ -119,7 +120,9 @@ TEST(Report, DamagedFixturesNeverCrash) {
         if (how == 1) d[key] = nullptr;
         if (how == 2) d[key] = "x";
         Result<Report> r = BuildReport({Temp("damaged.json", d.dump())});
-        if (!r.ok()) EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+        if (!r.ok()) {
+          EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+        }
       }
     }
   }
