@@ -230,8 +230,10 @@ std::string XYChartSvg(const XYChart& c) {
     double& hi = r.vertical ? xhi : yhi;
     if (usable(r.value, r.vertical ? c.x.log : c.y.log)) { lo = std::min(lo, r.value); hi = std::max(hi, r.value); }
   }
-  const auto [x0, x1] = Domain(xlo, xhi, c.x);
-  const auto [y0, y1] = Domain(ylo, yhi, c.y);
+  const std::pair<double, double> xr = Domain(xlo, xhi, c.x);
+  const double x0 = xr.first, x1 = xr.second;
+  const std::pair<double, double> yr = Domain(ylo, yhi, c.y);
+  const double y0 = yr.first, y1 = yr.second;
   const Scale sx{x0, x1, left, left + plot_w, c.x.log};
   const Scale sy{y0, y1, top + plot_h, top, c.y.log};
 
@@ -329,7 +331,8 @@ std::string BarChartSvg(const BarChart& c) {
     lo = std::min(lo, neg); hi = std::max(hi, pos);
   }
   for (const auto& r : c.refs) { lo = std::min(lo, r.value); hi = std::max(hi, r.value); }
-  const auto [v0, v1] = Domain(lo, hi, Axis{});
+  const std::pair<double, double> vr = Domain(lo, hi, Axis{});
+  const double v0 = vr.first, v1 = vr.second;
   const Scale sv{v0, v1, left, left + plot_w, false};
 
   std::vector<LegendEntry> legend;
@@ -394,7 +397,8 @@ std::string GanttSvg(const Gantt& g) {
   const double plot_h = row_h * static_cast<double>(g.rows.size());
   double end = 0;
   for (const auto& b : g.bars) end = std::max(end, b.end);
-  const auto [t0, t1] = Domain(0, end > 0 ? end : 1, Axis{});
+  const std::pair<double, double> tr = Domain(0, end > 0 ? end : 1, Axis{});
+  const double t0 = tr.first, t1 = tr.second;
   const Scale st{t0, t1, left, left + plot_w, false};
 
   std::vector<LegendEntry> legend;
