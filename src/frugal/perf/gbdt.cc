@@ -1,10 +1,13 @@
 #include "frugal/perf/gbdt.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <xgboost/c_api.h>
 
+#include "frugal/base/file_io.h"
 #include "frugal/perf/boosters.h"
 
 namespace frugal {
@@ -13,6 +16,9 @@ namespace {
 Status XgbError(const char* what) {
   return Internal(std::string("xgboost ") + what + ": " + XGBGetLastError());
 }
+
+// Fit's missing-value marker: no real feature takes it.
+constexpr float kMissing = -1e30f;
 
 struct DMatrix {
   DMatrixHandle h = nullptr;
@@ -23,9 +29,7 @@ struct DMatrix {
 
 }  // namespace
 
-GbdtRegressor::~GbdtRegressor() {
-  if (booster_ != nullptr) XGBoosterFree(booster_);
-}
+GbdtRegressor::~GbdtRegressor() { Reset(); }
 
 Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vector<float>& y) {
   static const int kQuiet = XGBSetGlobalConfig("{\"verbosity\": 0}");
@@ -35,7 +39,7 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
     return InvalidArgument("learner: feature matrix does not match the targets");
   }
   DMatrix d;
-  if (XGDMatrixCreateFromMat_omp(x.data(), rows, static_cast<bst_ulong>(cols), -1e30f, &d.h, 1) != 0) {
+  if (XGDMatrixCreateFromMat_omp(x.data(), rows, static_cast<bst_ulong>(cols), kMissing, &d.h, 1) != 0) {
     return XgbError("DMatrix");
   }
   if (XGDMatrixSetFloatInfo(d.h, "label", y.data(), rows) != 0) return XgbError("labels");
@@ -63,7 +67,17 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
   }
   if (booster_ != nullptr) XGBoosterFree(booster_);
   booster_ = b;
-  return Status::Ok();
+  Status st = Flatten();
+  if (!st.ok()) Reset();
+  return st;
+}
+
+void GbdtRegressor::Reset() {
+  if (booster_ != nullptr) XGBoosterFree(booster_);
+  booster_ = nullptr;
+  nodes_.clear();
+  roots_.clear();
+  base_score_ = 0;
 }
 
 float GbdtRegressor::Predict(const float* row, int cols) const {
@@ -73,17 +87,70 @@ float GbdtRegressor::Predict(const float* row, int cols) const {
 }
 
 void GbdtRegressor::PredictBatch(const float* x, size_t rows, int cols, float* out) const {
-  std::fill(out, out + rows, 0.f);
-  if (rows == 0) return;
-  DMatrix d;
-  if (XGDMatrixCreateFromMat_omp(x, static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols), -1e30f, &d.h,
-                                 1) != 0) {
-    return;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * static_cast<size_t>(cols);
+    float sum = base_score_;
+    for (int32_t root : roots_) {
+      const Node* n = &nodes_[static_cast<size_t>(root)];
+      while (n->left >= 0) {
+        const float v = n->feature < static_cast<uint32_t>(cols) ? row[n->feature] : NAN;
+        // A value equal to Fit's missing marker, or NaN, takes the default branch.
+        const bool missing = std::isnan(v) || v == kMissing;
+        n = &nodes_[static_cast<size_t>(root + (missing ? (n->default_left ? n->left : n->right)
+                                                        : (v < n->value ? n->left : n->right)))];
+      }
+      sum += n->value;
+    }
+    out[r] = sum;
   }
+}
+
+Status GbdtRegressor::Flatten() {
+  nodes_.clear();
+  roots_.clear();
   bst_ulong len = 0;
-  const float* pred = nullptr;
-  if (XGBoosterPredict(booster_, d.h, 0, 0, 0, &len, &pred) != 0 || len != rows) return;
-  std::copy(pred, pred + rows, out);
+  const char* buf = nullptr;
+  if (XGBoosterSaveModelToBuffer(booster_, R"({"format": "ubj"})", &len, &buf) != 0) return XgbError("saving");
+  Result<nlohmann::json> j = ParseUbjson(std::string(buf, len), "xgboost model");
+  if (!j.ok()) return j.status();
+  try {
+    const nlohmann::json& learner = j->at("learner");
+    const std::string base = learner.at("learner_model_param").at("base_score").get<std::string>();
+    base_score_ = std::stof(base);
+    for (const nlohmann::json& t : learner.at("gradient_booster").at("model").at("trees")) {
+      const auto& left = t.at("left_children");
+      const auto& right = t.at("right_children");
+      const auto& feature = t.at("split_indices");
+      const auto& value = t.at("split_conditions");
+      const auto& dflt = t.at("default_left");
+      const size_t n = left.size();
+      if (right.size() != n || feature.size() != n || value.size() != n || dflt.size() != n || n == 0) {
+        return Internal("xgboost model: a tree's node arrays differ in length");
+      }
+      if (t.contains("split_type")) {
+        for (const auto& type : t.at("split_type")) {
+          if (type.get<int>() != 0) return Internal("xgboost model: a categorical split");
+        }
+      }
+      roots_.push_back(static_cast<int32_t>(nodes_.size()));
+      for (size_t i = 0; i < n; ++i) {
+        Node node;
+        node.left = left[i].get<int32_t>();
+        node.right = right[i].get<int32_t>();
+        node.feature = feature[i].get<uint32_t>();
+        node.value = value[i].get<float>();
+        node.default_left = dflt[i].is_boolean() ? dflt[i].get<bool>() : dflt[i].get<int>() != 0;
+        const auto bad = [n](int32_t c) { return c >= static_cast<int32_t>(n) || c == 0; };
+        if ((node.left >= 0) != (node.right >= 0) || (node.left >= 0 && (bad(node.left) || bad(node.right)))) {
+          return Internal("xgboost model: a tree node's children are out of range");
+        }
+        nodes_.push_back(node);
+      }
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("xgboost model: ") + e.what());
+  }
+  return Status::Ok();
 }
 
 nlohmann::json GbdtRegressor::ToJson() const {
@@ -118,6 +185,10 @@ Status GbdtRegressor::FromJson(const nlohmann::json& j, int cols, const std::str
   }
   if (booster_ != nullptr) XGBoosterFree(booster_);
   booster_ = b;
+  if (Status flat = Flatten(); !flat.ok()) {
+    Reset();
+    return InvalidArgument(what + ": " + flat.message());
+  }
   return Status::Ok();
 }
 

@@ -36,8 +36,8 @@ class GbdtRegressor {
   bool fitted() const { return booster_ != nullptr; }
   // Predicts one row of `cols` features. REQUIRES: fitted().
   float Predict(const float* row, int cols) const;
-  // Predicts `rows` rows of `cols` features (row major) into out[0..rows)
-  // with one XGBoost call; the same values as Predict row by row.
+  // Predicts `rows` rows of `cols` features (row major) into out[0..rows);
+  // the same values as Predict row by row, and as XGBoost's own predictor.
   // REQUIRES: fitted().
   void PredictBatch(const float* x, size_t rows, int cols, float* out) const;
 
@@ -48,8 +48,27 @@ class GbdtRegressor {
   Status FromJson(const nlohmann::json& j, int cols, const std::string& what);
 
  private:
+  // The fitted trees, flattened for prediction without an XGBoost call
+  // (an in-place XGBoost prediction parses two JSON documents per call,
+  // and building a DMatrix reads cgroup files, several times the cost of
+  // walking 30 small trees). Read from the booster's UBJSON, so split
+  // values and leaves are XGBoost's own floats; sums are taken in
+  // XGBoost's order (base score, then tree by tree, in float), so the
+  // values are XGBoost's to the bit.
+  struct Node {
+    int32_t left = -1, right = -1;  // -1: a leaf
+    uint32_t feature = 0;
+    float value = 0;  // split condition, or the leaf's value
+    bool default_left = false;
+  };
+  Status Flatten();
+  void Reset();  // back to unfitted
+
   GbdtOptions options_;
   void* booster_ = nullptr;
+  std::vector<Node> nodes_;
+  std::vector<int32_t> roots_;  // per tree, its first node in nodes_
+  float base_score_ = 0;
 };
 
 }  // namespace frugal
