@@ -8,43 +8,37 @@
 
 namespace frugal::report {
 
-const char* SystemId(System s) {
-  switch (s) {
-    case System::kCeer: return "ceer";
-    case System::kPesto: return "pesto";
-    case System::kShare: return "gshare";
-    case System::kCache: return "smartcache";
-  }
-  return "";
-}
+namespace {
 
-const char* SystemTitle(System s) {
-  switch (s) {
-    case System::kCeer: return "Ceer: training time and cost on any GPU";
-    case System::kPesto: return "Pesto: placing a model across GPUs";
-    case System::kShare: return "G-Share: sharing GPUs within SLOs";
-    case System::kCache: return "SmartCache: a learned cache for pipeline I/O";
-  }
-  return "";
-}
+struct SystemText {
+  const char* id;
+  const char* title;
+  const char* blurb;
+};
 
-const char* SystemBlurb(System s) {
-  switch (s) {
-    case System::kCeer:
-      return "Predicts each operation's time on a GPU from its specs, and picks the GPU type, count, "
-             "cloud instance and parallel plan that meet a deadline or a budget at the lowest cost.";
-    case System::kPesto:
-      return "Places and schedules a model's operations across GPUs with an integer program, and "
-             "compares the schedule with the usual placement methods and a lower bound.";
-    case System::kShare:
-      return "Decides which jobs share which GPU, and how (time slicing, MPS, MIG), so that a cluster "
-             "needs fewer GPUs while latency-sensitive services keep their p99 SLO.";
-    case System::kCache:
-      return "Learns each pipeline file's size, I/O rate and lifetime, and keeps the files that save "
-             "the most remote I/O in a limited cache tier.";
-  }
-  return "";
-}
+// Per System, in enum order.
+constexpr SystemText kSystems[] = {
+    {"ceer", "Ceer: training time and cost on any GPU",
+     "Predicts each operation's time on a GPU from its specs, and picks the GPU type, count, cloud instance and "
+     "parallel plan that meet a deadline or a budget at the lowest cost."},
+    {"pesto", "Pesto: placing a model across GPUs",
+     "Places and schedules a model's operations across GPUs with an integer program, and compares the schedule "
+     "with the usual placement methods and a lower bound."},
+    {"gshare", "G-Share: sharing GPUs within SLOs",
+     "Decides which jobs share which GPU, and how (time slicing, MPS, MIG), so that a cluster needs fewer GPUs "
+     "while latency-sensitive services keep their p99 SLO."},
+    {"smartcache", "SmartCache: a learned cache for pipeline I/O",
+     "Learns each pipeline file's size, I/O rate and lifetime, and keeps the files that save the most remote I/O "
+     "in a limited cache tier."},
+};
+
+const SystemText& TextOf(System s) { return kSystems[static_cast<int>(s)]; }
+
+}  // namespace
+
+const char* SystemId(System s) { return TextOf(s).id; }
+const char* SystemTitle(System s) { return TextOf(s).title; }
+const char* SystemBlurb(System s) { return TextOf(s).blurb; }
 
 std::string FigureHtml(const std::string& svg, const std::string& caption) {
   return fmt::format("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", svg, Escape(caption));
