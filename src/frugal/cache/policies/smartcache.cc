@@ -50,6 +50,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <thread>
 
 #include "frugal/base/file_io.h"
 #include "frugal/cache/smartcache_model.h"
@@ -254,7 +255,9 @@ class SmartCache : public ResizingPolicy {
   void SetPath(uint32_t x, const std::string& path) {
     FileState& f = files_[x];
     f.pattern = interner_.Id(PathInterner::Pattern(path));
-    f.ext = interner_.Id("." + PathInterner::Extension(path));
+    std::string ext = ".";
+    ext += PathInterner::Extension(path);
+    f.ext = interner_.Id(ext);
     f.temp = path.find(".temp") != std::string::npos || path.find("/tmp/") != std::string::npos;
     f.path_set = true;
   }
@@ -566,11 +569,18 @@ class SmartCache : public ResizingPolicy {
       return;
     }
     warm_ = false;
-    bool ok = true;
+    // The four training sets, then the four fits at once: each fit is
+    // single-threaded and seeded, so running them side by side changes
+    // nothing but the wall time.
+    struct Job {
+      GbdtRegressor* model;
+      std::vector<float> x, y;
+      Status status;
+    };
+    std::vector<Job> jobs;
     if (cost_cursor_.rows > 0) {
       const size_t n = cost_cursor_.rows;
-      const std::vector<float> x = TrainingRows(cost_x_, n);
-      ok = live_model_.Fit(x, kFeatures, Prefix(cost_live_, n)).ok();
+      std::vector<float> x = TrainingRows(cost_x_, n);
       std::vector<float> lx, ly;  // the rows of files read again
       for (size_t i = 0; i < n; ++i) {
         if (cost_live_[i] == 0.f) continue;
@@ -578,13 +588,20 @@ class SmartCache : public ResizingPolicy {
                   x.begin() + static_cast<ptrdiff_t>((i + 1) * kFeatures));
         ly.push_back(cost_y_[i]);
       }
-      if (!ly.empty()) ok = cost_model_.Fit(lx, kFeatures, ly).ok() && ok;
+      jobs.push_back({&live_model_, std::move(x), Prefix(cost_live_, n), {}});
+      if (!ly.empty()) jobs.push_back({&cost_model_, std::move(lx), std::move(ly), {}});
     }
     if (cursor_.rows > 0) {
-      const std::vector<float> x = TrainingRows(window_x_, cursor_.rows);
-      ok = reuse_model_.Fit(x, kFeatures, Prefix(window_reuse_, cursor_.rows)).ok() && ok;
-      ok = ttl_model_.Fit(x, kFeatures, Prefix(window_ttl_, cursor_.rows)).ok() && ok;
+      std::vector<float> x = TrainingRows(window_x_, cursor_.rows);
+      jobs.push_back({&reuse_model_, x, Prefix(window_reuse_, cursor_.rows), {}});
+      jobs.push_back({&ttl_model_, std::move(x), Prefix(window_ttl_, cursor_.rows), {}});
     }
+    {
+      std::vector<std::jthread> fits;
+      for (Job& j : jobs) fits.emplace_back([&j] { j.status = j.model->Fit(j.x, kFeatures, j.y); });
+    }
+    bool ok = true;
+    for (const Job& j : jobs) ok = ok && j.status.ok();
     retrains_ += ok;
     schedule_.Refitted();
   }
