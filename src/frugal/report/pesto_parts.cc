@@ -93,7 +93,7 @@ Part RenderSchedule(const json& doc) {
     const std::pair<int, int> key{e.value("pid", 0), e.value("tid", 0)};
     const json args = e.contains("args") && e.at("args").is_object() ? e.at("args") : json::object();
     std::string kind = args.value("phase", e.value("cat", std::string("op")));
-    if (!kind_of.count(kind)) kind_of[kind] = static_cast<int>(kind_of.size());
+    kind_of.emplace(kind, static_cast<int>(kind_of.size()));
     const double start = Num(e, "ts") / 1e3, dur = Num(e, "dur") / 1e3;
     if (!std::isfinite(start) || !std::isfinite(dur) || dur < 0) continue;
     std::string tip = fmt::format("{} ({}): {:.3f}-{:.3f} ms", e.value("name", std::string()), kind, start, start + dur);
