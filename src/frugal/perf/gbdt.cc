@@ -140,7 +140,9 @@ Status GbdtRegressor::Flatten() {
         node.feature = feature[i].get<uint32_t>();
         node.value = value[i].get<float>();
         node.default_left = dflt[i].is_boolean() ? dflt[i].get<bool>() : dflt[i].get<int>() != 0;
-        const auto bad = [n](int32_t c) { return c >= static_cast<int32_t>(n) || c == 0; };
+        // A child comes after its parent (XGBoost appends children as it
+        // grows a tree), so every walk ends, whatever a model file says.
+        const auto bad = [n, i](int32_t c) { return c >= static_cast<int32_t>(n) || c <= static_cast<int32_t>(i); };
         if ((node.left >= 0) != (node.right >= 0) || (node.left >= 0 && (bad(node.left) || bad(node.right)))) {
           return Internal("xgboost model: a tree node's children are out of range");
         }

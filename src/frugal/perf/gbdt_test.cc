@@ -72,5 +72,28 @@ TEST(Gbdt, PredictionsAreXgboostsToTheBit) {
   EXPECT_EQ(again, ours);
 }
 
+// A model file whose tree points back at an earlier node is refused, not
+// walked forever.
+TEST(Gbdt, ModelWithABackwardChildIsRefused) {
+  std::vector<float> x, y;
+  for (int i = 0; i < 200; ++i) {
+    x.push_back(static_cast<float>(i % 7));
+    y.push_back(static_cast<float>(i % 7) * 0.5f);
+  }
+  GbdtRegressor g(GbdtOptions{3, 3, 0.3, 1});
+  ASSERT_TRUE(g.Fit(x, 1, y).ok());
+  nlohmann::json model = g.ToJson();
+  auto& tree = model["learner"]["gradient_booster"]["model"]["trees"][0];
+  ASSERT_GE(tree["left_children"][0].get<int>(), 1);
+  const int child = tree["left_children"][0].get<int>();
+  ASSERT_GE(tree["left_children"][child].get<int>(), 0) << "the test needs a tree of depth 2";
+  tree["left_children"][child] = 0;
+  GbdtRegressor h;
+  const Status st = h.FromJson(model, 1, "cyclic.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cyclic.json"), std::string::npos) << st.message();
+  EXPECT_FALSE(h.fitted());
+}
+
 }  // namespace
 }  // namespace frugal
