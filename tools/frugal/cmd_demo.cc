@@ -124,7 +124,7 @@ int RunDemo(const DemoArgs& a) {
   // The one input a step makes for another: the generated pipeline trace.
   const std::string text = dir + "/text.frt";
   {
-    Result<pid_t> pid = Start(self, {"cache", "gen", "--preset", "text", "-o", text}, dir + "/text_gen.log",
+    Result<pid_t> pid = Start(self, {"cache", "gen", "--preset", "text", "-o", text}, dir + "/text_gen.out",
                               dir + "/text_gen.log");
     int status = 0;
     if (pid.ok()) waitpid(*pid, &status, 0);

@@ -65,8 +65,12 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
       return XgbError("training");
     }
   }
-  if (booster_ != nullptr) XGBoosterFree(booster_);
-  booster_ = b;
+  return Adopt(b);
+}
+
+Status GbdtRegressor::Adopt(void* booster) {
+  Reset();
+  booster_ = booster;
   Status st = Flatten();
   if (!st.ok()) Reset();
   return st;
@@ -185,12 +189,7 @@ Status GbdtRegressor::FromJson(const nlohmann::json& j, int cols, const std::str
     XGBoosterFree(b);
     return err;
   }
-  if (booster_ != nullptr) XGBoosterFree(booster_);
-  booster_ = b;
-  if (Status flat = Flatten(); !flat.ok()) {
-    Reset();
-    return InvalidArgument(what + ": " + flat.message());
-  }
+  if (Status st = Adopt(b); !st.ok()) return InvalidArgument(what + ": " + st.message());
   return Status::Ok();
 }
 

@@ -62,6 +62,9 @@ class GbdtRegressor {
     bool default_left = false;
   };
   Status Flatten();
+  // Replaces the model with `booster` (owned from now on) and flattens it;
+  // on failure, back to unfitted.
+  Status Adopt(void* booster);
   void Reset();  // back to unfitted
 
   GbdtOptions options_;

@@ -27,6 +27,12 @@ std::string ConfigTip(const json& c) {
                      c.value("precision", std::string()), c.value("plan", std::string()));
 }
 
+// What a predict result ran on: its instance, else "N x GPU".
+std::string Where(const json& doc) {
+  const std::string instance = doc.value("instance", std::string());
+  return instance.empty() ? fmt::format("{} x {}", doc.value("gpus", 1), doc.value("gpu", std::string())) : instance;
+}
+
 Series Point(const std::string& name, const json& c, int style) {
   Series s{name, {Num(c, "hours")}, {Num(c, "cost_usd")}, {name + ": " + ConfigTip(c)}};
   s.line = false;
@@ -120,9 +126,7 @@ Part RenderAdvise(const json& doc) {
 }
 
 Part RenderPredict(const json& doc) {
-  const std::string where = doc.value("instance", std::string()).empty()
-                                ? fmt::format("{} x {}", doc.value("gpus", 1), doc.value("gpu", std::string()))
-                                : doc.value("instance", std::string());
+  const std::string where = Where(doc);
   Part part{System::kCeer, fmt::format("predict: {} on {}", BaseName(doc.value("model", std::string("model"))), where)};
   // One stacked bar per pipeline stage (or the whole step).
   const std::vector<std::pair<const char*, const char*>> parts = {
@@ -192,9 +196,7 @@ Part RenderPredict(const json& doc) {
 }
 
 Part RenderGeneration(const json& doc) {
-  const std::string where = doc.value("instance", std::string()).empty()
-                                ? fmt::format("{} x {}", doc.value("gpus", 1), doc.value("gpu", std::string()))
-                                : doc.value("instance", std::string());
+  const std::string where = Where(doc);
   const std::string model = BaseName(doc.value("model", std::string("model")));
   Part part{System::kCeer, fmt::format("predict (generation): {} on {}", model, where)};
   const double prefill = Num(doc, "prefill_ms"), decode = Num(doc, "decode_total_ms");
