@@ -16,6 +16,9 @@ expect_error 1 "unknown policy 'mru'" cache simulate testdata/cache/tiny.csv --p
 expect_error 1 "unknown trace format 'parquet'" cache simulate testdata/cache/tiny.csv --format parquet
 expect_error 1 "unknown preset 'video'" cache gen --preset video -o "$TMP/x.frt"
 expect_error 1 "--days must be in 1..365" cache gen --days 0 -o "$TMP/x.frt"
+expect_error 1 "unknown breakdown key 'week'" cache simulate testdata/cache/tiny.csv --breakdown stage,week
+expect_error 1 "cloudphysics_head.oracleGeneral.bin: the trace has no file paths" \
+  cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --breakdown pattern
 head -c 100 /dev/urandom > "$TMP/garbage.frt"
 expect_error 1 "garbage.frt" cache simulate "$TMP/garbage.frt"
 
@@ -31,7 +34,7 @@ py 'import json,sys; s=json.load(open(sys.argv[1]))["skipped"]; assert s=={"unkn
 
 # list shows the one policy table.
 "$FRUGAL" cache list >"$TMP/list.txt" || fail "cache list"
-for p in fifo lru lfu arc s3fifo sieve gdsf wtinylfu lrb glcache belady smartcache image text join; do
+for p in fifo lru lfu arc s3fifo sieve gdsf wtinylfu lrb glcache belady smartcache image text join stage pattern day; do
   grep -q "^  $p " "$TMP/list.txt" || fail "cache list lacks $p"
 done
 
@@ -107,6 +110,22 @@ expect_error 1 "cache train takes one --size" cache train "$TMP/a.frt" -o "$TMP/
 grep -q "^lru .* 0.2857 " "$TMP/t.txt" || fail "tiny.csv lru miss ratio: $(cat "$TMP/t.txt")"
 grep -q "M requests/s whole run (load .* s), .* M requests/s simulation alone" "$TMP/t.txt" ||
   fail "table lacks requests/s: $(cat "$TMP/t.txt")"
+
+# --breakdown on the recorded Dask trace (both runs on one day): per path
+# pattern and day, rows that add up to each policy's byte miss ratio, and
+# the table lists the worst.
+REC=testdata/cache/recorded/dask_pipeline_100mb.frt
+"$FRUGAL" cache simulate "$REC" --policy lru,belady --size 20% --breakdown pattern,day --json >"$TMP/bd.json" ||
+  fail "simulate --breakdown"
+py 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    b = r["breakdown"]; assert b["by"] == "pattern,day", b["by"]
+    keys = [x["key"] for x in b["rows"]]
+    assert "/raw/shard-#.txt · day 0" in keys and "/shards/day#/part-#.csv · day 0" in keys, keys
+    assert abs(sum(x["byte_miss_contribution"] for x in b["rows"]) - r["byte_miss_ratio"]) < 1e-9
+    assert sum(x["read_bytes"] for x in b["rows"]) == r["read_bytes"]' "$TMP/bd.json" || fail "breakdown rows"
+"$FRUGAL" cache simulate "$REC" --policy lru --size 20% --breakdown stage >"$TMP/bd.txt" || fail "breakdown table"
+grep -q "read, byte miss .* of all reads: " "$TMP/bd.txt" || fail "breakdown table lacks rows: $(cat "$TMP/bd.txt")"
 
 # The libCacheSim reference on cloudphysics (when the shared data is there).
 CP=../shared/data/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin

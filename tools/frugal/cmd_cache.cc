@@ -35,6 +35,7 @@ struct SimulateArgs {
   std::string svg;
   std::string model;
   std::string out;
+  std::string breakdown;
   bool json = false;
   bool no_stream = false;
   int threads = 0;
@@ -82,6 +83,29 @@ struct RunTimes {
   double simulate_requests_per_s() const { return requests / std::max(simulate_s, 1e-9); }
 };
 
+// The keys that miss most, one line each, under a result's line (keys
+// with no reads, such as files only written, are left to --json).
+std::string BreakdownText(const SimulationResult& r) {
+  constexpr size_t kShown = 12;
+  std::vector<const BreakdownRow*> rows;
+  for (const BreakdownRow& b : r.breakdown) {
+    if (b.cell.reads > 0) rows.push_back(&b);
+  }
+  auto miss = [](const BreakdownRow* b) { return b->cell.read_bytes - b->cell.hit_bytes; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const BreakdownRow* x, const BreakdownRow* y) { return miss(x) > miss(y); });
+  std::string out;
+  for (size_t k = 0; k < rows.size() && k < kShown; ++k) {
+    const BreakdownCell& c = rows[k]->cell;
+    const double read = static_cast<double>(c.read_bytes);
+    out += fmt::format("{:<11}   {:>10} read, byte miss {:.4f}, {:.4f} of all reads: {}\n", "", HumanBytes(read),
+                       read > 0 ? 1.0 - static_cast<double>(c.hit_bytes) / read : 0.0,
+                       r.read_bytes > 0 ? static_cast<double>(miss(rows[k])) / static_cast<double>(r.read_bytes) : 0.0,
+                       rows[k]->key);
+  }
+  if (rows.size() > kShown) out += fmt::format("{:<11}   ... {} more {} keys with reads (--json has all)\n", "", rows.size() - kShown, r.breakdown_by);
+  return out;
+}
+
 int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t requests,
                     const std::vector<SimulationResult>& res, const RunTimes& times, bool streamed) {
   nlohmann::json j = TraceJson(t);
@@ -114,6 +138,7 @@ int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t reques
                        HumanBytes(static_cast<double>(r.cache_bytes)), 100 * r.cache_fraction,
                        r.miss_ratio, r.byte_miss_ratio,
                        HumanBytes(static_cast<double>(r.bytes_written_to_cache)), r.pipeline_speedup);
+    out += BreakdownText(r);
     if (r.report.is_object() && r.report.contains("lifetime_within_2x") &&
         r.report["lifetime_within_2x"].is_number() && r.report["reuse_accuracy"].is_number()) {
       out += fmt::format("{:<11} model: lifetime within 2x {:.1f}%, reuse predicted right {:.1f}%, {} retrains\n",
@@ -133,7 +158,8 @@ int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t reques
 
 int RunSimulate(const SimulateArgs& a) {
   const std::vector<std::string> policies = SplitCommas(a.policy);
-  if (!a.no_stream && CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
+  if (!a.no_stream && a.breakdown.empty() &&
+      CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
     SimulationOptions o;
     o.seed = a.seed;
     o.throughput = a.throughput;
@@ -149,7 +175,13 @@ int RunSimulate(const SimulateArgs& a) {
   const double load_s = SecondsSince(load_start);
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
   if (!sizes.ok()) return ReportError(sizes.status());
+  Result<Breakdown> breakdown = Breakdown{};
+  if (!a.breakdown.empty()) {
+    breakdown = MakeBreakdown(*t, a.breakdown);
+    if (!breakdown.ok()) return ReportError(breakdown.status());
+  }
   SimulationOptions o;
+  o.breakdown = a.breakdown.empty() ? nullptr : &*breakdown;
   o.policies = policies;
   o.cache_bytes = *sizes;
   o.threads = a.threads;
@@ -270,12 +302,14 @@ int RunList(bool json) {
   if (json) {
     nlohmann::json j = {{"policies", nlohmann::json::array()},
                         {"presets", nlohmann::json::array()},
-                        {"formats", nlohmann::json::array()}};
+                        {"formats", nlohmann::json::array()},
+                        {"breakdown_keys", nlohmann::json::array()}};
     for (const auto& r : Policies()) {
       j["policies"].push_back({{"name", r.name}, {"help", r.help}, {"offline", IsOfflinePolicy(r.name)}});
     }
     for (const auto& r : Presets()) j["presets"].push_back({{"name", r.name}, {"help", r.help}});
     for (const auto& r : TraceFormats()) j["formats"].push_back({{"name", r.name}, {"help", r.help}});
+    for (const auto& r : BreakdownKeys()) j["breakdown_keys"].push_back({{"name", r.name}, {"help", r.help}});
     PrintJson(j);
     return 0;
   }
@@ -285,6 +319,8 @@ int RunList(bool json) {
   for (const auto& r : Presets()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
   out += "trace formats (--format):\n";
   for (const auto& r : TraceFormats()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
+  out += "breakdown keys (cache simulate --breakdown):\n";
+  for (const auto& r : BreakdownKeys()) out += fmt::format("  {:<12} {}\n", r.name, r.help);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -306,6 +342,9 @@ void SetupCache(CLI::App& sub, int* exit_code) {
                 "Load the whole trace even for one online policy x one size on an oracleGeneral file "
                 "(which is otherwise simulated streamed, in less memory)");
   sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
+  sim->add_option("--breakdown", sa->breakdown,
+                  "Count each policy's reads and misses per key: stage, pattern (path pattern), day, "
+                  "or a comma-separated list of them (stage,day)");
   sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")
       ->capture_default_str()
       ->check(IntIn(0, 1024));

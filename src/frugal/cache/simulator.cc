@@ -77,8 +77,9 @@ namespace {
 class Replayer {
  public:
   Replayer(std::unique_ptr<CachePolicy> p, const RequestTrace& trace, const std::string& policy,
-           int64_t cache_bytes)
-      : p_(std::move(p)), groups_(std::max<size_t>(trace.groups.size(), 1)) {
+           int64_t cache_bytes, const Breakdown* breakdown)
+      : p_(std::move(p)), groups_(std::max<size_t>(trace.groups.size(), 1)), breakdown_(breakdown),
+        cells_(breakdown != nullptr ? breakdown->names.size() : 0) {
     res_.policy = policy;
     res_.cache_bytes = cache_bytes;
     res_.cache_fraction = trace.footprint_bytes > 0 ? static_cast<double>(cache_bytes) /
@@ -99,6 +100,10 @@ class Replayer {
                                                : 0;
     res_.pipeline_speedup = PipelineSpeedup(groups_, options.throughput);
     res_.report = p_->Report();
+    if (breakdown_ != nullptr) {
+      res_.breakdown_by = breakdown_->by;
+      for (size_t k = 0; k < cells_.size(); ++k) res_.breakdown.push_back({breakdown_->names[k], cells_[k]});
+    }
     return std::move(res_);
   }
 
@@ -118,6 +123,13 @@ class Replayer {
           g.hit_bytes += r.bytes;
         } else {
           g.miss_bytes += r.bytes;
+        }
+        if (breakdown_ != nullptr) {
+          BreakdownCell& c = cells_[breakdown_->of_request[static_cast<size_t>(i)]];
+          ++c.reads;
+          c.read_bytes += r.bytes;
+          c.hits += hit;
+          c.hit_bytes += hit ? r.bytes : 0;
         }
         break;
       }
@@ -144,6 +156,8 @@ class Replayer {
   std::vector<GroupIo> groups_;
   SimulationResult res_;
   int64_t write_hit_bytes_ = 0;
+  const Breakdown* breakdown_;
+  std::vector<BreakdownCell> cells_;
 };
 
 Result<Replayer> MakeReplayer(const RequestTrace& trace, const std::string& policy,
@@ -154,13 +168,18 @@ Result<Replayer> MakeReplayer(const RequestTrace& trace, const std::string& poli
   po.seed = options.seed;
   po.model_path = options.model_path;
   FRUGAL_ASSIGN_OR_RETURN(auto p, MakePolicy(policy, po));
-  return Replayer(std::move(p), trace, policy, cache_bytes);
+  return Replayer(std::move(p), trace, policy, cache_bytes, options.breakdown);
 }
 
 }  // namespace
 
 Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::string& policy,
                                      int64_t cache_bytes, const SimulationOptions& options) {
+  if (options.breakdown != nullptr && options.breakdown->of_request.size() != trace.requests.size()) {
+    return InvalidArgument("the breakdown was made for another trace (" +
+                           std::to_string(options.breakdown->of_request.size()) + " requests, not " +
+                           std::to_string(trace.requests.size()) + ")");
+  }
   FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(trace, policy, cache_bytes, options));
   rp.Run(trace.requests, 0);
   return std::move(rp).Finish(options);
@@ -190,6 +209,7 @@ Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::
   FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(size, st.trace().footprint_bytes));
   if (bytes.size() != 1) return InvalidArgument("a streamed simulation takes one cache size, got '" + size + "'");
   const auto sim_start = std::chrono::steady_clock::now();
+  if (options.breakdown != nullptr) return InvalidArgument("a streamed simulation takes no breakdown");
   FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(st.trace(), policy, bytes[0], options));
   FRUGAL_RETURN_IF_ERROR(st.Replay([&rp](std::span<const Request> block, int64_t first) { rp.Run(block, first); }));
   out.result = std::move(rp).Finish(options);
@@ -264,6 +284,21 @@ nlohmann::json ResultToJson(const SimulationResult& r) {
                       {"bytes_written_to_cache", r.bytes_written_to_cache},
                       {"pipeline_speedup", r.pipeline_speedup}};
   if (!r.report.is_null()) j["model"] = r.report;
+  if (!r.breakdown_by.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+    for (const BreakdownRow& b : r.breakdown) {
+      const BreakdownCell& c = b.cell;
+      rows.push_back({{"key", b.key},
+                      {"reads", c.reads},
+                      {"hits", c.hits},
+                      {"read_bytes", c.read_bytes},
+                      {"hit_bytes", c.hit_bytes},
+                      {"byte_miss_ratio", c.read_bytes > 0 ? 1.0 - ratio(c.hit_bytes, c.read_bytes) : 0.0},
+                      {"byte_miss_contribution", ratio(c.read_bytes - c.hit_bytes, r.read_bytes)}});
+    }
+    j["breakdown"] = {{"by", r.breakdown_by}, {"rows", std::move(rows)}};
+  }
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frugal/base/status.h"
+#include "frugal/cache/breakdown.h"
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/throughput.h"
 
@@ -26,6 +27,15 @@ struct SimulationOptions {
   uint64_t seed = 1;
   ThroughputOptions throughput;
   std::string model_path;  // PolicyOptions::model_path for every policy; empty = none
+  // Counts reads per key value (MakeBreakdown of the simulated trace); null
+  // = none. Not for streamed simulations. Outlives the simulation.
+  const Breakdown* breakdown = nullptr;
+};
+
+// One key value's counts in a simulation (SimulationOptions::breakdown).
+struct BreakdownRow {
+  std::string key;
+  BreakdownCell cell;
 };
 
 struct SimulationResult {
@@ -41,6 +51,8 @@ struct SimulationResult {
   int64_t bytes_written_to_cache = 0;
   double pipeline_speedup = 1;
   nlohmann::json report;  // policy-specific (model accuracy), or null
+  std::string breakdown_by;             // SimulationOptions::breakdown->by, or empty
+  std::vector<BreakdownRow> breakdown;  // in key order; empty without a breakdown
 };
 
 // Parses "1%,5%,10%" (of footprint_bytes) or byte counts with an optional

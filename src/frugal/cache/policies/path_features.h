@@ -1,5 +1,8 @@
 // Features of a file path for the learned policies: the directory pattern
-// (digit runs become '#', long hex-like tokens '*') and the extension,
+// (digit runs become '#'; long hex-like tokens, tokens of 8 or more
+// characters that mix letters and digits, and Python tempfile names —
+// "tmp" + 8 of [a-z0-9_] as a whole component — become '*', so each run's
+// scratch directories share one pattern) and the extension,
 // each interned to a small integer in order of first appearance, so ids
 // are deterministic for a given trace. Not thread-safe.
 #ifndef FRUGAL_CACHE_POLICIES_PATH_FEATURES_H_
@@ -20,14 +23,24 @@ class PathInterner {
     size_t i = 0;
     while (i < path.size()) {
       size_t j = i;
+      if ((i == 0 || path[i - 1] == '/') && IsTempName(path, i)) {
+        out += "tmp*";
+        j = i + kTempNameSize;
+        if (j < path.size()) out += path[j];
+        i = j + 1;
+        continue;
+      }
       while (j < path.size() && path[j] != '/' && path[j] != '-' && path[j] != '.' && path[j] != '_') ++j;
       const std::string tok = path.substr(i, j - i);
-      bool digits = !tok.empty(), hex = tok.size() >= 8;
+      bool digits = !tok.empty(), hex = tok.size() >= 8, letter = false, digit = false;
       for (char c : tok) {
-        digits = digits && c >= '0' && c <= '9';
-        hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+        const bool d = c >= '0' && c <= '9';
+        digits = digits && d;
+        hex = hex && (d || (c >= 'a' && c <= 'f'));
+        digit = digit || d;
+        letter = letter || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
       }
-      if (hex) {
+      if (hex || (tok.size() >= 8 && letter && digit)) {
         out += '*';
       } else if (digits) {
         out += '#';
@@ -46,6 +59,17 @@ class PathInterner {
       i = j + 1;
     }
     return out;
+  }
+  // "tmp" + 8 of [a-z0-9_] at `at`, then the component's end or a '.' / '-'.
+  static constexpr size_t kTempNameSize = 11;
+  static bool IsTempName(const std::string& path, size_t at) {
+    if (path.compare(at, 3, "tmp") != 0 || path.size() < at + kTempNameSize) return false;
+    for (size_t k = at + 3; k < at + kTempNameSize; ++k) {
+      const char c = path[k];
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    const size_t end = at + kTempNameSize;
+    return end == path.size() || path[end] == '/' || path[end] == '.' || path[end] == '-';
   }
   static std::string Extension(const std::string& path) {
     const size_t slash = path.rfind('/');
