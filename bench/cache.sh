@@ -10,6 +10,13 @@
 #     gap closed >= 0.8 in every cell, and smartcache <= 1.01 x the best
 #     baseline in every cell; on the recorded traces its simulated pipeline
 #     speed-up is the best of the online policies at both sizes.
+#     Per cell, where smartcache's byte misses above belady's come from: by
+#     path pattern, on the trace's first day and on the later ones
+#     (`cache simulate --breakdown pattern,day`).
+#     Warm-started: each preset cell again with smartcache warm-started
+#     from a model `cache train` fitted on another seed's trace of the same
+#     preset at the same size (seed s uses seed s % 3 + 1), as a deployment
+#     that trained on an earlier day would; the same baselines and belady.
 #  2. lru simulator speed on cloudphysics, one core, best of 20 passes, and
 #     the wall time of `cache simulate --policy smartcache --size 10%` there
 #     (target: under 5 s).
@@ -24,7 +31,16 @@ mkdir -p bench/results
 for preset in image text join; do
   for seed in 1 2 3; do
     "$FRUGAL" cache gen --preset "$preset" --seed "$seed" -o "$TMP/$preset-$seed.frt" 2>/dev/null
-    "$FRUGAL" cache simulate "$TMP/$preset-$seed.frt" --policy all --size 1%,5%,10% --json >"$TMP/$preset-$seed.json"
+    "$FRUGAL" cache simulate "$TMP/$preset-$seed.frt" --policy all --size 1%,5%,10% --breakdown pattern,day \
+      --json >"$TMP/$preset-$seed.json"
+  done
+  for seed in 1 2 3; do
+    train=$((seed % 3 + 1))
+    for size in 1% 5% 10%; do
+      "$FRUGAL" cache train "$TMP/$preset-$train.frt" --size "$size" -o "$TMP/$preset-$train-$size.model.json" >/dev/null
+      "$FRUGAL" cache simulate "$TMP/$preset-$seed.frt" --policy smartcache --size "$size" \
+        --model "$TMP/$preset-$train-$size.model.json" --json >"$TMP/$preset-$seed-$size.warm.json"
+    done
   done
 done
 mkdir -p "$TMP/recorded"
@@ -46,10 +62,22 @@ offline = {"belady"}
 out = {"command": "bench/cache.sh", "presets": {}, "recorded": {}, "targets": {}}
 rows = []
 
-def cells(name, j):
+def gap_by_pattern(sc, bel):
+    """smartcache's byte-miss contribution minus belady's, per path pattern,
+    on the first day and the later ones (keys "PATTERN · day N")."""
+    out = {}
+    for who, sign in ((sc, 1), (bel, -1)):
+        for row in who.get("breakdown", {}).get("rows", []):
+            pattern, day = row["key"].rsplit(" · ", 1)
+            part = out.setdefault(pattern, {"day 0": 0.0, "later days": 0.0})
+            part["day 0" if day == "day 0" else "later days"] += sign * row["byte_miss_contribution"]
+    return {p: {k: round(v, 5) for k, v in d.items()} for p, d in out.items()
+            if max(abs(v) for v in d.values()) >= 5e-5}
+
+def cells(name, j, warm=None):
     res = j["results"]
     per = []
-    for size in sorted({r["cache_bytes"] for r in res}):
+    for i, size in enumerate(sorted({r["cache_bytes"] for r in res})):
         at = {r["policy"]: r for r in res if r["cache_bytes"] == size}
         online = {p: r for p, r in at.items() if p not in offline and p != "smartcache"}
         base = min(online.values(), key=lambda r: r["byte_miss_ratio"])
@@ -81,15 +109,38 @@ def cells(name, j):
             "speedup_best": sc["pipeline_speedup"] >= best_speed["pipeline_speedup"],
             "smartcache_model": sc.get("report"),
         }
+        if "breakdown" in sc:
+            row["gap_by_pattern"] = gap_by_pattern(sc, bel)
+        if warm is not None:
+            w = warm[i]["byte_miss_ratio"]
+            wc = (base["byte_miss_ratio"] - w) / gap if gap > 0 else None
+            wr = w / base["byte_miss_ratio"] if base["byte_miss_ratio"] > 0 else None
+            row["warm_started"] = {
+                "model_trained_on": warm[i]["trained_on"], "smartcache_byte_miss_ratio": w,
+                "gap_closed": wc, "smartcache_over_baseline": wr,
+                "meets_gap_0.8": (wc >= 0.8) if wc is not None else (wr is None or wr <= 1.0),
+                "meets_1.01x": wr is None or wr <= 1.01}
         per.append(row)
         rows.append(row)
+    for r in res:
+        r.pop("breakdown", None)  # summarised in gap_by_pattern
     return {"trace": {k: j[k] for k in ("records", "objects", "reads", "read_bytes", "footprint_bytes")},
             "sizes": per, "all_results": res}
+
+def warm_results(preset, seed):
+    train = seed % 3 + 1
+    out = []
+    for size in ("1%", "5%", "10%"):
+        r = json.load(open(os.path.join(tmp, f"{preset}-{seed}-{size}.warm.json")))["results"][0]
+        r["trained_on"] = f"{preset} seed {train}"
+        out.append(r)
+    return out
 
 for preset in ("image", "text", "join"):
     for seed in (1, 2, 3):
         name = f"{preset} seed {seed}"
-        out["presets"][name] = cells(name, json.load(open(os.path.join(tmp, f"{preset}-{seed}.json"))))
+        out["presets"][name] = cells(name, json.load(open(os.path.join(tmp, f"{preset}-{seed}.json"))),
+                                     warm_results(preset, seed))
 for f in sorted(glob.glob(os.path.join(tmp, "recorded", "*.json"))):
     name = "recorded " + os.path.basename(f)[:-5]
     out["recorded"][name] = cells(name, json.load(open(f)))
@@ -103,6 +154,10 @@ t["smartcache_1.01x_baseline_every_cell"] = all(r["meets_1.01x"] for r in rows)
 t["recorded_traces"] = len(out["recorded"])
 t["recorded_cells_speedup_best"] = sum(r["speedup_best"] for r in rec)
 t["smartcache_speedup_best_on_recorded"] = all(r["speedup_best"] for r in rec) if rec else None
+warm = [r["warm_started"] for r in rows if "warm_started" in r]
+t["warm_started_cells"] = len(warm)
+t["warm_started_cells_gap_closed_0.8"] = sum(w["meets_gap_0.8"] for w in warm)
+t["warm_started_cells_within_1.01x_baseline"] = sum(w["meets_1.01x"] for w in warm)
 t["cells_missing"] = [f"{r['trace']} {round(100 * r['cache_fraction'])}%" for r in rows
                       if not (r["meets_gap_0.8"] and r["meets_1.01x"])]
 speed = json.load(open(os.path.join(tmp, "speed.json")))
@@ -134,6 +189,12 @@ for r in rows:
           f"{r['smartcache_byte_miss_ratio']:>7.4f} {r['belady_byte_miss_ratio']:>7.4f} "
           f"{r['smartcache_over_baseline']:>6.3f} {g:>6} {'best' if r['speedup_best'] else '-':>6}")
 print(f"gap >= 0.8: {t['cells_gap_closed_0.8']}/{len(rows)} cells; within 1.01x: {t['cells_within_1.01x_baseline']}/{len(rows)}")
+print(f"warm-started from another seed's model: gap >= 0.8 in {t['warm_started_cells_gap_closed_0.8']}/{len(warm)} "
+      f"preset cells; within 1.01x in {t['warm_started_cells_within_1.01x_baseline']}/{len(warm)}")
+for r in rows:
+    if "warm_started" in r:
+        w = r["warm_started"]
+        print(f"  {r['trace']:<14} {100*r['cache_fraction']:>4.0f}%  online {r['gap_closed']:.3f}  warm {w['gap_closed']:.3f}")
 print(f"smartcache on cloudphysics 10%: {sc_wall:.2f} s wall")
 print(f"lru on cloudphysics: {speed['requests_per_second']/1e6:.1f} M requests/s on one core ({cpu})")
 PY
