@@ -74,10 +74,12 @@ std::vector<Step> Steps(const std::string& dir) {
        {"share", "simulate", "--workload", "mixed", "--seed", "1", "--gpu", "A100-SXM4-80GB", "--policy", "all",
         "--json"}, ""},
       {"smartcache_simulate_text", "SmartCache: a generated text-tokenisation pipeline trace, 6 cache sizes",
-       {"cache", "simulate", text, "--policy", cache_policies, "--size", "0.5%,1%,2%,5%,10%,20%", "--json"},
+       {"cache", "simulate", text, "--policy", cache_policies, "--size", "0.5%,1%,2%,5%,10%,20%", "--breakdown",
+        "pattern,day", "--json"},
        text},
       {"smartcache_simulate_dask", "SmartCache: the I/O trace recorded under a real Dask pipeline",
-       {"cache", "simulate", recorded, "--policy", cache_policies, "--size", "1%,2%,5%,10%,20%,50%", "--json"},
+       {"cache", "simulate", recorded, "--policy", cache_policies, "--size", "1%,2%,5%,10%,20%,50%", "--breakdown",
+        "pattern", "--json"},
        recorded},
   };
 }

@@ -68,6 +68,68 @@ XYChart Curves(const json& results, const char* key, const std::string& title, c
 
 std::string SizeLabel(double pct) { return "cache " + CompactNumber(pct) + "% of the footprint"; }
 
+// `cache simulate --breakdown`: per policy at one cache size, its byte
+// miss ratio stacked by the keys that miss most (the rest as "other");
+// empty when no result carries a breakdown at that size.
+std::string BreakdownSvg(const json& results, const Grid& g, size_t at) {
+  constexpr size_t kKeys = 6;
+  std::vector<const json*> at_size;
+  std::string by;
+  for (const json& r : results) {
+    if (SizeIndex(g, 100 * Num(r, "cache_fraction")) != at || !r.contains("breakdown")) continue;
+    at_size.push_back(&r);
+    by = r.at("breakdown").at("by").get<std::string>();
+  }
+  if (at_size.empty()) return "";
+  // Keys named by how much the policies differ on them (the largest less
+  // the smallest contribution), first-seen order breaking ties: a key that
+  // every policy misses alike (input read once) tells nothing apart.
+  struct Key {
+    std::string name;
+    double lo = INFINITY, hi = -INFINITY;
+  };
+  std::vector<Key> keys;
+  for (const json* r : at_size) {
+    for (const json& row : r->at("breakdown").at("rows")) {
+      const std::string k = row.at("key").get<std::string>();
+      double v = Num(row, "byte_miss_contribution");
+      if (!std::isfinite(v)) v = 0;
+      auto it = std::find_if(keys.begin(), keys.end(), [&](const Key& e) { return e.name == k; });
+      if (it == keys.end()) it = keys.insert(keys.end(), Key{k});
+      it->lo = std::min(it->lo, v);
+      it->hi = std::max(it->hi, v);
+    }
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const Key& a, const Key& b) { return a.hi - a.lo > b.hi - b.lo; });
+  const size_t shown = std::min(keys.size(), keys.size() > kKeys ? kKeys - 1 : kKeys);
+  BarChart c{"Where each policy's byte misses are, by " + by + " (" + SizeLabel(g.sizes[at]) + ")",
+             "byte miss ratio (of bytes read), by " + by, {}};
+  c.stacked = true;
+  for (size_t k = 0; k < shown; ++k) c.series.push_back(keys[k].name);
+  if (shown < keys.size()) c.series.push_back("other " + std::to_string(keys.size() - shown) + " keys");
+  for (const json* r : at_size) {
+    const std::string policy = r->at("policy").get<std::string>();
+    c.groups.push_back(policy);
+    std::vector<double> v(c.series.size(), 0);
+    std::vector<std::string> tips(c.series.size());
+    for (const json& row : r->at("breakdown").at("rows")) {
+      const std::string k = row.at("key").get<std::string>();
+      const auto it = std::find_if(keys.begin(), keys.begin() + static_cast<ptrdiff_t>(shown),
+                                   [&](const Key& e) { return e.name == k; });
+      const size_t i = static_cast<size_t>(it - keys.begin());
+      const double x = Num(row, "byte_miss_contribution");
+      if (std::isfinite(x)) v[i] += x;
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      tips[i] = fmt::format("{}: {} misses {:.4f} of all bytes read", policy, c.series[i], v[i]);
+    }
+    c.values.push_back(v);
+    c.tips.push_back(tips);
+  }
+  return BarChartSvg(c);
+}
+
 }  // namespace
 
 std::string CacheCurvesSvg(const json& doc, const std::string& title) {
@@ -117,6 +179,14 @@ Part RenderCacheSimulate(const json& doc) {
   part.html += FigureHtml(BarChartSvg(speed), "The pipeline's throughput model: compute overlapped with remote I/O, "
                                               "at the trace's recorded rates.");
   part.html += TableHtml({"policy", "cache size", "miss ratio", "byte miss ratio", "pipeline speed-up"}, rows);
+  if (!g.sizes.empty()) {
+    const std::string bd = BreakdownSvg(results, g, g.sizes.size() / 2);
+    if (!bd.empty()) {
+      part.html += FigureHtml(bd, "cache simulate --breakdown: each bar is a policy's byte miss ratio, split by "
+                                  "the keys whose reads missed; named are the keys on which the policies differ "
+                                  "most, the rest (input every policy misses alike) is \"other\".");
+    }
+  }
   // Headline: smartcache against the best other online policy at the
   // smallest, middle and largest size (belady is offline).
   std::string line;

@@ -143,6 +143,33 @@ TEST(Report, WritesIndexHtmlAndRefusesAFileInTheWay) {
   std::filesystem::remove_all(dir);
 }
 
+// cache simulate --breakdown: one stacked bar per policy at the middle
+// size, named keys where the policies differ; a mistyped breakdown is an
+// error naming the file, and a document without one has no such figure.
+TEST(Report, CacheBreakdownFigure) {
+  Result<Report> r = BuildReport({kDir + "cache_simulate.json"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->html.find("Where each policy's byte misses are, by pattern (cache 10% of the footprint)"),
+            std::string::npos);
+  EXPECT_NE(r->html.find("/tmp/tmp*.partd/#"), std::string::npos);
+  EXPECT_NE(r->html.find("other "), std::string::npos);
+
+  Result<nlohmann::json> doc = ReadJsonFile(kDir + "cache_simulate.json");
+  ASSERT_TRUE(doc.ok());
+  nlohmann::json plain = *doc;
+  for (auto& res : plain["results"]) res.erase("breakdown");
+  r = BuildReport({Temp("plain.json", plain.dump())});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->html.find("Where each policy"), std::string::npos);
+
+  nlohmann::json bad = *doc;
+  for (auto& res : bad["results"]) res["breakdown"]["rows"] = "x";
+  const std::string path = Temp("bad_breakdown.json", bad.dump());
+  r = BuildReport({path});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(path), std::string::npos);
+}
+
 TEST(Report, CacheCurvesSvgIsOneFileWithBothPanels) {
   Result<nlohmann::json> doc = ReadJsonFile(kDir + "cache_simulate.json");
   ASSERT_TRUE(doc.ok());
