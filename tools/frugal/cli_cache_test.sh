@@ -17,6 +17,8 @@ expect_error 1 "unknown trace format 'parquet'" cache simulate testdata/cache/ti
 expect_error 1 "unknown preset 'video'" cache gen --preset video -o "$TMP/x.frt"
 expect_error 1 "--days must be in 1..365" cache gen --days 0 -o "$TMP/x.frt"
 expect_error 1 "unknown breakdown key 'week'" cache simulate testdata/cache/tiny.csv --breakdown stage,week
+expect_error 1 "unknown breakdown key ''" cache simulate testdata/cache/tiny.csv --breakdown ""
+expect_error 1 "breakdown key 'day' given twice" cache simulate testdata/cache/tiny.csv --breakdown day,day
 expect_error 1 "cloudphysics_head.oracleGeneral.bin: the trace has no file paths" \
   cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --breakdown pattern
 head -c 100 /dev/urandom > "$TMP/garbage.frt"

@@ -36,6 +36,7 @@ struct SimulateArgs {
   std::string model;
   std::string out;
   std::string breakdown;
+  bool breakdown_given = false;  // --breakdown "" is an error, not "none"
   bool json = false;
   bool no_stream = false;
   int threads = 0;
@@ -158,7 +159,7 @@ int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t reques
 
 int RunSimulate(const SimulateArgs& a) {
   const std::vector<std::string> policies = SplitCommas(a.policy);
-  if (!a.no_stream && a.breakdown.empty() &&
+  if (!a.no_stream && !a.breakdown_given &&
       CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
     SimulationOptions o;
     o.seed = a.seed;
@@ -176,12 +177,12 @@ int RunSimulate(const SimulateArgs& a) {
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
   if (!sizes.ok()) return ReportError(sizes.status());
   Result<Breakdown> breakdown = Breakdown{};
-  if (!a.breakdown.empty()) {
+  if (a.breakdown_given) {
     breakdown = MakeBreakdown(*t, a.breakdown);
     if (!breakdown.ok()) return ReportError(breakdown.status());
   }
   SimulationOptions o;
-  o.breakdown = a.breakdown.empty() ? nullptr : &*breakdown;
+  o.breakdown = a.breakdown_given ? &*breakdown : nullptr;
   o.policies = policies;
   o.cache_bytes = *sizes;
   o.threads = a.threads;
@@ -344,7 +345,8 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
   sim->add_option("--breakdown", sa->breakdown,
                   "Count each policy's reads and misses per key: stage, pattern (path pattern), day, "
-                  "or a comma-separated list of them (stage,day)");
+                  "or a comma-separated list of them (stage,day)")
+      ->each([sa](const std::string&) { sa->breakdown_given = true; });
   sim->add_option("--threads", sa->threads, "Simulation threads (0 = all cores)")
       ->capture_default_str()
       ->check(IntIn(0, 1024));

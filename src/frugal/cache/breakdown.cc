@@ -1,5 +1,6 @@
 #include "frugal/cache/breakdown.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "frugal/cache/policies/path_features.h"
@@ -71,6 +72,7 @@ Result<Breakdown> MakeBreakdown(const RequestTrace& trace, const std::string& by
   // Each key kind's ids, then the combinations that occur, in order.
   std::vector<std::vector<uint32_t>> parts;
   std::vector<std::vector<std::string>> part_names;
+  std::vector<std::string> kinds;
   size_t start = 0;
   while (true) {
     const size_t comma = by.find(',', start);
@@ -80,6 +82,10 @@ Result<Breakdown> MakeBreakdown(const RequestTrace& trace, const std::string& by
       return InvalidArgument("unknown breakdown key '" + kind + "' (expected " + RowNames(BreakdownKeys()) +
                              ", or a comma-separated list of them)");
     }
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) {
+      return InvalidArgument("breakdown key '" + kind + "' given twice in '" + by + "'");
+    }
+    kinds.push_back(kind);
     parts.emplace_back();
     part_names.emplace_back();
     parts.back().reserve(trace.requests.size());

@@ -68,6 +68,9 @@ TEST(Breakdown, ErrorsNameTheProblem) {
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("unknown breakdown key 'weekday'"), std::string::npos);
   EXPECT_NE(b.status().message().find("stage, pattern, day"), std::string::npos);
+  b = MakeBreakdown(t, "day,stage,day");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("breakdown key 'day' given twice"), std::string::npos);
   EXPECT_FALSE(MakeBreakdown(t, "").ok());
   EXPECT_FALSE(MakeBreakdown(t, "stage,").ok());
 
