@@ -15,15 +15,20 @@
 # measured speed-ups stand side by side: once with the throughput model's
 # default compute rate, once with the rate calibrated on the "none" run
 # (input bytes over the seconds not spent moving bytes to or from the
-# remote). Writes bench/results/pipeline.json. --report-only redoes only
-# the replay and the JSON from an earlier --work DIR.
+# remote). --repeat N runs the whole sequence N times (a "none" run opens
+# each round): a cell's wall time is the median of its runs, its measured
+# speed-up the median of the per-round speed-ups (each run against its own
+# round's "none"), and its spread their lowest and highest, so two
+# policies whose spreads overlap are not told apart.
+# Writes bench/results/pipeline.json. --report-only redoes only the replay
+# and the JSON from an earlier --work DIR.
 # Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100]
-#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"] [--report-only]
+#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"] [--repeat N] [--report-only]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
-MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0
+MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; shift 2 ;;
@@ -31,10 +36,12 @@ while [ $# -gt 0 ]; do
     --latency-ms) LAT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --policies) POLICIES="$2"; shift 2 ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
-    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--report-only]" >&2; exit 2 ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--report-only]" >&2; exit 2 ;;
   esac
 done
+case "$REPEAT" in ''|*[!0-9]*|0) echo "bench/pipeline: --repeat needs a positive integer, got '$REPEAT'" >&2; exit 2 ;; esac
 FRUGAL="$BUILD/tools/frugal/frugal"
 PY=/usr/bin/python3
 [ -c /dev/fuse ] || { echo "bench/pipeline: no /dev/fuse" >&2; exit 1; }
@@ -69,15 +76,21 @@ run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
 }
 
 info() { "$FRUGAL" cache info "$T/none-first.frt" --json | $PY -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+# Round 1 keeps the names of a single run; round k > 1 adds "-rK".
 [ "$REPORT_ONLY" = 1 ] || run none-first lru 1
 FOOT=$(info footprint_bytes)
 if [ "$REPORT_ONLY" = 0 ]; then
-  for pct in 5 20; do
-    cap=$((FOOT * pct / 100))
-    for p in $P; do run "$p-$pct" "$p" "$cap"; done
+  for round in $(seq "$REPEAT"); do
+    sfx=""; [ "$round" -gt 1 ] && sfx="-r$round"
+    [ "$round" -gt 1 ] && run "none$sfx" lru 1
+    for pct in 5 20; do
+      cap=$((FOOT * pct / 100))
+      for p in $P; do run "$p-$pct$sfx" "$p" "$cap"; done
+    done
   done
   run none-last lru 1
 fi
+ROUNDS=$(ls "$T" | sed -n 's/^none-r\([0-9]*\)\.wall$/\1/p' | sort -n | tail -1); ROUNDS=${ROUNDS:-1}
 # The compute rate the "none" run implies: input bytes over its seconds not
 # spent on remote transfers (all reads and writes at the emulated bandwidth).
 NONE_S=$(sort -n "$T/none-first.wall" "$T/none-last.wall" | head -1)
@@ -91,17 +104,23 @@ for pct in 5 20; do
       --json >"$T/sim-$pct-$mode.json"
   done
 done
-$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" <<'PY'
-import json, os, platform, sys
+$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" "$ROUNDS" <<'PY'
+import json, os, platform, statistics, sys
 t, mb, mbps, lat, foot, pols = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6].split()
 compute = float(sys.argv[7])
+rounds = int(sys.argv[8])
 wall = lambda n: float(open(os.path.join(t, n + ".wall")).read())
 stats = lambda n: json.load(open(os.path.join(t, n + ".stats.json")))
-none = min(wall("none-first"), wall("none-last"))
+name = lambda base, k: base + ("" if k == 1 else "-r%d" % k)
+# Each round's "none" (round 1: the first run); the median over rounds and
+# the last run is the reference.
+none_round = [wall("none-first")] + [wall("none-r%d" % k) for k in range(2, rounds + 1)]
+none = statistics.median(none_round + [wall("none-last")]) if rounds > 1 else min(wall("none-first"), wall("none-last"))
 out = {"command": "bench/pipeline/run.sh", "machine": "%s, %d cpus" % (platform.machine(), os.cpu_count()),
        "corpus_mb": mb, "remote_mb_per_s": mbps, "remote_latency_ms": lat,
        "remote_note": "REMOTE_DIR is a local directory throttled by the mount (emulation of an object store)",
-       "footprint_bytes": foot, "calibrated_compute_gbps": compute, "none_s": {"first": wall("none-first"), "last": wall("none-last")},
+       "footprint_bytes": foot, "calibrated_compute_gbps": compute, "rounds": rounds,
+       "none_s": {"first": wall("none-first"), "last": wall("none-last"), "rounds": none_round, "reference": none},
        "cells": []}
 for pct in (5, 20):
     sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-default.json" % pct)))["results"]}
@@ -109,9 +128,17 @@ for pct in (5, 20):
     for p in pols:
         n = "%s-%d" % (p, pct)
         s = stats(n)
+        walls = [wall(name(n, k)) for k in range(1, rounds + 1)]
+        paired = [none_round[k] / walls[k] for k in range(rounds)]
+        med = statistics.median(walls)
+        # One round: against the faster of the first and last "none"; more:
+        # the median of the per-round speed-ups.
+        speedup = none / med if rounds == 1 else statistics.median(paired)
         out["cells"].append({
-            "policy": p, "size_pct": pct, "capacity_bytes": s["capacity_bytes"], "wall_s": wall(n),
-            "measured_speedup": none / wall(n), "simulated_speedup": sim[p]["pipeline_speedup"],
+            "policy": p, "size_pct": pct, "capacity_bytes": s["capacity_bytes"], "wall_s": med,
+            "wall_s_runs": walls, "measured_speedup": speedup,
+            "measured_speedup_spread": [speedup, speedup] if rounds == 1 else [min(paired), max(paired)],
+            "simulated_speedup": sim[p]["pipeline_speedup"],
             "simulated_speedup_calibrated": cal[p]["pipeline_speedup"],
             # Share of the bytes callers read that the local copy served (a miss
             # the policy admits is filled, then served locally): not a hit ratio.
@@ -125,12 +152,20 @@ for pct in (5, 20):
     cells = [c for c in out["cells"] if c["size_pct"] == pct]
     best = max(cells, key=lambda c: c["measured_speedup"])
     out["best_measured_%d" % pct] = best["policy"]
+    # Policies whose spread reaches the best one's: not told apart from it.
+    out["not_told_apart_from_best_%d" % pct] = [c["policy"] for c in cells if c is not best and
+                                                c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
 json.dump(out, open("bench/results/pipeline.json", "w"), indent=1)
-print("%-11s %4s %8s %9s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "simulated", "calibrated",
-      "served loc", "remote MB"))
+print("%-11s %4s %8s %9s %13s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "spread", "simulated",
+      "calibrated", "served loc", "remote MB"))
 for c in out["cells"]:
-    print("%-11s %3d%% %8.1f %8.3fx %8.3fx %9.3fx %9.3f %9.0f" % (c["policy"], c["size_pct"], c["wall_s"],
-          c["measured_speedup"], c["simulated_speedup"], c["simulated_speedup_calibrated"],
+    lo, hi = c["measured_speedup_spread"]
+    print("%-11s %3d%% %8.1f %8.3fx %6.3f-%.3fx %8.3fx %9.3fx %9.3f %9.0f" % (c["policy"], c["size_pct"], c["wall_s"],
+          c["measured_speedup"], lo, hi, c["simulated_speedup"], c["simulated_speedup_calibrated"],
           c["measured_served_from_cache"], c["bytes_from_remote"] / 1e6))
-print("none: %.1f s first, %.1f s last" % (out["none_s"]["first"], out["none_s"]["last"]))
+print("none: %.1f s first, %.1f s last, rounds %s" % (out["none_s"]["first"], out["none_s"]["last"],
+      ", ".join("%.1f" % x for x in none_round)))
+for pct in (5, 20):
+    print("best at %d%%: %s; not told apart from it: %s" % (pct, out["best_measured_%d" % pct],
+          ", ".join(out["not_told_apart_from_best_%d" % pct]) or "none"))
 PY
