@@ -93,7 +93,8 @@ std::string BreakdownText(const SimulationResult& r) {
     if (b.cell.reads > 0) rows.push_back(&b);
   }
   auto miss = [](const BreakdownRow* b) { return b->cell.read_bytes - b->cell.hit_bytes; };
-  std::stable_sort(rows.begin(), rows.end(), [&](const BreakdownRow* x, const BreakdownRow* y) { return miss(x) > miss(y); });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const BreakdownRow* x, const BreakdownRow* y) { return miss(x) > miss(y); });
   std::string out;
   for (size_t k = 0; k < rows.size() && k < kShown; ++k) {
     const BreakdownCell& c = rows[k]->cell;
@@ -103,7 +104,10 @@ std::string BreakdownText(const SimulationResult& r) {
                        r.read_bytes > 0 ? static_cast<double>(miss(rows[k])) / static_cast<double>(r.read_bytes) : 0.0,
                        rows[k]->key);
   }
-  if (rows.size() > kShown) out += fmt::format("{:<11}   ... {} more {} keys with reads (--json has all)\n", "", rows.size() - kShown, r.breakdown_by);
+  if (rows.size() > kShown) {
+    out += fmt::format("{:<11}   ... {} more {} keys with reads (--json has all)\n", "", rows.size() - kShown,
+                       r.breakdown_by);
+  }
   return out;
 }
 

@@ -198,6 +198,7 @@ bool CanSimulateStreamed(const std::string& path, const std::string& format,
 Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::string& policy,
                                             const std::string& size,
                                             const SimulationOptions& options) {
+  if (options.breakdown != nullptr) return InvalidArgument("a streamed simulation takes no breakdown");
   if (FindRow(Policies(), policy) == nullptr || IsOfflinePolicy(policy)) {
     return InvalidArgument("policy '" + policy + "' cannot be simulated streamed (expected an online policy of " +
                            RowNames(Policies()) + ")");
@@ -209,7 +210,6 @@ Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::
   FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(size, st.trace().footprint_bytes));
   if (bytes.size() != 1) return InvalidArgument("a streamed simulation takes one cache size, got '" + size + "'");
   const auto sim_start = std::chrono::steady_clock::now();
-  if (options.breakdown != nullptr) return InvalidArgument("a streamed simulation takes no breakdown");
   FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(st.trace(), policy, bytes[0], options));
   FRUGAL_RETURN_IF_ERROR(st.Replay([&rp](std::span<const Request> block, int64_t first) { rp.Run(block, first); }));
   out.result = std::move(rp).Finish(options);
