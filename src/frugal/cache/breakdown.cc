@@ -58,7 +58,7 @@ Status ByDay(const RequestTrace& t, std::vector<uint32_t>* ids, std::vector<std:
 
 constexpr RegistryRow<BreakdownKeyFn> kKeys[] = {
     {"stage", "the (pipeline, stage) that issued the read", ByStage},
-    {"pattern", "the file's path pattern (digit runs #, hex tokens *)", ByPattern},
+    {"pattern", "the file's path pattern (digit runs #; hex, letter-digit and tempfile names *)", ByPattern},
     {"day", "the day of the trace the read falls in, from its first request", ByDay},
 };
 

@@ -1,7 +1,8 @@
 // Where a policy's misses come from: a trace's reads grouped by a key —
-// the (pipeline, stage) that issued them, the file's path pattern (digit
-// runs '#', hex tokens '*': one pattern per kind of file a pipeline
-// writes), the trace day, or several of these at once ("stage,day").
+// the (pipeline, stage) that issued them, the file's path pattern as
+// smartcache sees it (policies/path_features.h: one pattern per kind of
+// file a pipeline writes), the trace day, or several of these at once
+// ("stage,day").
 // Keys are numbered in order of first appearance, so the same trace gives
 // the same breakdown. One registry table of key kinds (BreakdownKeys()).
 #ifndef FRUGAL_CACHE_BREAKDOWN_H_
@@ -20,7 +21,7 @@ namespace frugal::cache {
 
 struct Breakdown {
   std::string by;                    // the key list as given, e.g. "stage,day"
-  std::vector<std::string> names;    // one per key value, e.g. "p0/s2 · day 1"
+  std::vector<std::string> names;    // one per key value, e.g. "pipeline 0 stage 2 · day 1"
   std::vector<uint32_t> of_request;  // the key value of each request of the trace
 };
 

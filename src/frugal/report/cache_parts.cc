@@ -69,8 +69,9 @@ XYChart Curves(const json& results, const char* key, const std::string& title, c
 std::string SizeLabel(double pct) { return "cache " + CompactNumber(pct) + "% of the footprint"; }
 
 // `cache simulate --breakdown`: per policy at one cache size, its byte
-// miss ratio stacked by the keys that miss most (the rest as "other");
-// empty when no result carries a breakdown at that size.
+// miss ratio stacked by key, the keys on which the policies differ most
+// named and the rest as "other"; empty when no result carries a
+// breakdown at that size.
 std::string BreakdownSvg(const json& results, const Grid& g, size_t at) {
   constexpr size_t kKeys = 6;
   std::vector<const json*> at_size;
