@@ -194,7 +194,8 @@ print(f"warm-started from another seed's model: gap >= 0.8 in {t['warm_started_c
 for r in rows:
     if "warm_started" in r:
         w = r["warm_started"]
-        print(f"  {r['trace']:<14} {100*r['cache_fraction']:>4.0f}%  online {r['gap_closed']:.3f}  warm {w['gap_closed']:.3f}")
+        fmt = lambda x: "n/a" if x is None else f"{x:.3f}"
+        print(f"  {r['trace']:<14} {100*r['cache_fraction']:>4.0f}%  online {fmt(r['gap_closed'])}  warm {fmt(w['gap_closed'])}")
 print(f"smartcache on cloudphysics 10%: {sc_wall:.2f} s wall")
 print(f"lru on cloudphysics: {speed['requests_per_second']/1e6:.1f} M requests/s on one core ({cpu})")
 PY
