@@ -8,31 +8,20 @@
 namespace frugal::cache {
 namespace {
 
-// Interns names to dense ids in order of first appearance.
-class Names {
- public:
-  explicit Names(std::vector<std::string>* names) : names_(names) {}
-  uint32_t Id(const std::string& name) {
-    auto [it, inserted] = ids_.try_emplace(name, static_cast<uint32_t>(names_->size()));
-    if (inserted) names_->push_back(name);
-    return it->second;
-  }
-
- private:
-  std::vector<std::string>* names_;
-  std::unordered_map<std::string, uint32_t> ids_;
-};
+// Key values are interned in order of first appearance (PathInterner).
+uint32_t Id(PathInterner& n, const std::string& name) { return static_cast<uint32_t>(n.Id(name)); }
 
 Status ByStage(const RequestTrace& t, std::vector<uint32_t>* ids, std::vector<std::string>* names) {
-  Names n(names);
+  PathInterner n;
   std::vector<uint32_t> of_group(std::max<size_t>(t.groups.size(), 1));
   for (size_t g = 0; g < of_group.size(); ++g) {
     const StageGroup sg = g < t.groups.size() ? t.groups[g] : StageGroup{};
-    of_group[g] = n.Id(sg.pipeline < 0 && sg.stage < 0
-                           ? std::string("untagged")
-                           : "pipeline " + std::to_string(sg.pipeline) + " stage " + std::to_string(sg.stage));
+    of_group[g] = Id(n, sg.pipeline < 0 && sg.stage < 0
+                            ? std::string("untagged")
+                            : "pipeline " + std::to_string(sg.pipeline) + " stage " + std::to_string(sg.stage));
   }
   for (const Request& r : t.requests) ids->push_back(of_group[r.group < of_group.size() ? r.group : 0]);
+  *names = n.Keys();
   return Status::Ok();
 }
 
@@ -41,18 +30,20 @@ Status ByPattern(const RequestTrace& t, std::vector<uint32_t>* ids, std::vector<
     return InvalidArgument(t.source + ": the trace has no file paths to group by pattern "
                            "(use --breakdown stage or day)");
   }
-  Names n(names);
+  PathInterner n;
   std::vector<uint32_t> of_object(t.objects.size());
-  for (size_t i = 0; i < t.objects.size(); ++i) of_object[i] = n.Id(PathInterner::Pattern(t.objects[i].path));
+  for (size_t i = 0; i < t.objects.size(); ++i) of_object[i] = Id(n, PathInterner::Pattern(t.objects[i].path));
   for (const Request& r : t.requests) ids->push_back(of_object[r.obj]);
+  *names = n.Keys();
   return Status::Ok();
 }
 
 Status ByDay(const RequestTrace& t, std::vector<uint32_t>* ids, std::vector<std::string>* names) {
-  Names n(names);
+  PathInterner n;
   const int64_t start = t.requests.empty() ? 0 : t.requests.front().time_us;
   constexpr int64_t kDayUs = 86400LL * 1000000;
-  for (const Request& r : t.requests) ids->push_back(n.Id("day " + std::to_string((r.time_us - start) / kDayUs)));
+  for (const Request& r : t.requests) ids->push_back(Id(n, "day " + std::to_string((r.time_us - start) / kDayUs)));
+  *names = n.Keys();
   return Status::Ok();
 }
 
@@ -92,6 +83,11 @@ Result<Breakdown> MakeBreakdown(const RequestTrace& trace, const std::string& by
     FRUGAL_RETURN_IF_ERROR(row->factory(trace, &parts.back(), &part_names.back()));
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  if (parts.size() == 1) {  // one key kind: its ids are the breakdown's
+    out.names = std::move(part_names[0]);
+    out.of_request = std::move(parts[0]);
+    return out;
   }
   out.of_request.resize(trace.requests.size());
   std::unordered_map<std::string, uint32_t> combined;
