@@ -60,7 +60,8 @@ std::span<const RegistryRow<BreakdownKeyFn>> BreakdownKeys() { return kKeys; }
 Result<Breakdown> MakeBreakdown(const RequestTrace& trace, const std::string& by) {
   Breakdown out;
   out.by = by;
-  // Each key kind's ids, then the combinations that occur, in order.
+  // Each key kind's ids, then the combinations that occur, numbered in
+  // request order (also for one kind, whose ids follow object order).
   std::vector<std::vector<uint32_t>> parts;
   std::vector<std::vector<std::string>> part_names;
   std::vector<std::string> kinds;
@@ -83,11 +84,6 @@ Result<Breakdown> MakeBreakdown(const RequestTrace& trace, const std::string& by
     FRUGAL_RETURN_IF_ERROR(row->factory(trace, &parts.back(), &part_names.back()));
     if (comma == std::string::npos) break;
     start = comma + 1;
-  }
-  if (parts.size() == 1) {  // one key kind: its ids are the breakdown's
-    out.names = std::move(part_names[0]);
-    out.of_request = std::move(parts[0]);
-    return out;
   }
   out.of_request.resize(trace.requests.size());
   std::unordered_map<std::string, uint32_t> combined;
