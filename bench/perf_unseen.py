@@ -23,7 +23,7 @@ model and op type, each held-out GPU's median APE and signed error; end to
 end the median and p90 over all labels and each GPU's median.
 
 Usage (from the repository root):
-  bench/perf_unseen.py [BUILD_DIR] [--models efficiency,learned] [--gpus P4,T4]
+  bench/perf_unseen.py [BUILD_DIR] [--models efficiency,learned] [--gpus P4,T4] [--seed S]
 """
 import argparse
 import csv
@@ -41,6 +41,7 @@ ap.add_argument("build", nargs="?", default="build")
 ap.add_argument("--models", default="efficiency,learned,learned@neusight-op-timings")
 ap.add_argument("--gpus", default="")
 ap.add_argument("--out", default="bench/results/perf_eval.json")
+ap.add_argument("--seed", default="1", help="training seed (perf train --seed)")
 args = ap.parse_args()
 frugal = os.path.join(args.build, "tools", "frugal", "frugal")
 shared = os.path.join("..", "shared", "data", "perf")
@@ -99,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
             kind, _, only = model.partition("@")
             path = os.path.join(tmp, gpu, model.replace("@", "-") + ".ubj")
             run([frugal, "perf", "train", "--model", kind, "--data",
-                 os.path.join(data, only) if only else data, "--out", path])
+                 os.path.join(data, only) if only else data, "--out", path, "--seed", args.seed])
             preds = os.path.join(tmp, gpu, model.replace("@", "-") + ".csv")
             score = json.loads(run([frugal, "perf", "score", "--data", test,
                                     "--perf-model", path, "--json", "--out", preds]))
@@ -133,7 +134,7 @@ with tempfile.TemporaryDirectory() as tmp:
         kind, _, only = model.partition("@")
         path = os.path.join(tmp, model.replace("@", "-") + ".ubj")
         run([frugal, "perf", "train", "--model", kind, "--data",
-             os.path.join(shared, only) if only else shared, "--out", path])
+             os.path.join(shared, only) if only else shared, "--out", path, "--seed", args.seed])
         for lgpu, f, m, lpath in e2e_labels.labels():
             measured = json.load(open(lpath))["e2e_latency"]
             ms = json.loads(run(e2e_labels.predict_command(frugal, lgpu, m, path)))["iteration_ms"]
