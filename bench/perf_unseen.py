@@ -41,7 +41,7 @@ ap.add_argument("build", nargs="?", default="build")
 ap.add_argument("--models", default="efficiency,learned,learned@neusight-op-timings")
 ap.add_argument("--gpus", default="")
 ap.add_argument("--out", default="bench/results/perf_eval.json")
-ap.add_argument("--seed", default="1", help="training seed (perf train --seed)")
+ap.add_argument("--seed", type=int, default=1, help="training seed (perf train --seed)")
 args = ap.parse_args()
 frugal = os.path.join(args.build, "tools", "frugal", "frugal")
 shared = os.path.join("..", "shared", "data", "perf")
@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
             kind, _, only = model.partition("@")
             path = os.path.join(tmp, gpu, model.replace("@", "-") + ".ubj")
             run([frugal, "perf", "train", "--model", kind, "--data",
-                 os.path.join(data, only) if only else data, "--out", path, "--seed", args.seed])
+                 os.path.join(data, only) if only else data, "--out", path, "--seed", str(args.seed)])
             preds = os.path.join(tmp, gpu, model.replace("@", "-") + ".csv")
             score = json.loads(run([frugal, "perf", "score", "--data", test,
                                     "--perf-model", path, "--json", "--out", preds]))
@@ -134,7 +134,7 @@ with tempfile.TemporaryDirectory() as tmp:
         kind, _, only = model.partition("@")
         path = os.path.join(tmp, model.replace("@", "-") + ".ubj")
         run([frugal, "perf", "train", "--model", kind, "--data",
-             os.path.join(shared, only) if only else shared, "--out", path, "--seed", args.seed])
+             os.path.join(shared, only) if only else shared, "--out", path, "--seed", str(args.seed)])
         for lgpu, f, m, lpath in e2e_labels.labels():
             measured = json.load(open(lpath))["e2e_latency"]
             ms = json.loads(run(e2e_labels.predict_command(frugal, lgpu, m, path)))["iteration_ms"]
@@ -182,7 +182,7 @@ if os.path.exists(args.out):
         doc = {}
     if not isinstance(doc, dict):
         doc = {}
-doc["unseen_gpu"] = {"held_out": gpus, "models": models, "summary": summary,
+doc["unseen_gpu"] = {"held_out": gpus, "models": models, "seed": args.seed, "summary": summary,
                      "op_rows": op_rows, "e2e_rows": e2e_rows, "seen_e2e_rows": seen_rows}
 with open(args.out, "w") as out:
     json.dump(doc, out, indent=1)
