@@ -7,6 +7,11 @@
 #  2. The same on every gpushare, multigpu and gpuspec variant: gshare
 #     against fgd at each arrived level >= 95 % (target: at or below).
 #  3. Wall time of each run (target: all policies x 10 seeds < 30 s on 2 cores).
+#  4. Node-order sensitivity (`--filter-order`, docs/share.md): the default
+#     trace under Kubernetes' parallel filter order with 2, 4, 8 and 16
+#     goroutines at once and with per-check timing 1 +- 0.5 and 1 +- 1, every
+#     policy against the published table; and gshare against fgd on every
+#     variant under parallel:16:1.
 # Usage: bench/share_frag.sh [BUILD_DIR]   (run from anywhere; Release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +30,19 @@ for v in $VARIANTS; do
   echo "$start $end" >"$TMP/$v.time"
   echo "share_frag: $v done" >&2
 done
-python3 - "$TMP" $VARIANTS <<'PY'
+ORDERS="parallel:2 parallel:4 parallel:8 parallel:16 parallel:16:0.5 parallel:16:1"
+for o in $ORDERS; do
+  "$FRUGAL" share frag --pods "$TRACES/openb_pod_list_default.csv" --nodes "$TRACES/openb_node_list_gpu_node.csv" \
+    --policy all --seeds 42-51 --tune 1.3 --threads 2 --filter-order "$o" --json >"$TMP/order_$o.json"
+  echo "share_frag: default under $o done" >&2
+done
+for v in $VARIANTS; do
+  [ "$v" = default ] && continue
+  "$FRUGAL" share frag --pods "$TRACES/openb_pod_list_$v.csv" --nodes "$TRACES/openb_node_list_gpu_node.csv" \
+    --policy fgd,gshare --seeds 42-51 --tune 1.3 --threads 2 --filter-order parallel:16:1 --json >"$TMP/timed_$v.json"
+done
+echo "share_frag: variants under parallel:16:1 done" >&2
+ORDERS="$ORDERS" python3 - "$TMP" $VARIANTS <<'PY'
 import json, os, platform, sys
 tmp, variants = sys.argv[1], sys.argv[2:]
 # FGD's published medians, unallocated GPU % (their simulator, default trace).
@@ -69,10 +86,35 @@ for v in variants:
         t["within_0.3_by_policy"] = {
             p: all(abs(diffs[p][str(l)]["diff"]) <= 0.3 for l in target_levels) for p in published}
     out["traces"][v] = t
+# 4. Node-order sensitivity.
+def gshare_minus_fgd(j):
+    levels = j["arrived_pct"]
+    res = {r["policy"]: r["unallocated_gpu_pct"] for r in j["results"]}
+    return {str(l): round(res["gshare"][i] - res["fgd"][i], 3) for i, l in enumerate(levels) if l >= 95}
+orders = {}
+for o in os.environ["ORDERS"].split():
+    j = json.load(open(f"{tmp}/order_{o}.json"))
+    levels = j["arrived_pct"]
+    res = {r["policy"]: r["unallocated_gpu_pct"] for r in j["results"]}
+    diff = {p: {str(l): round(res[p][levels.index(float(l))] - pub, 3) for l, pub in cells.items()
+                if l in target_levels} for p, cells in published.items()}
+    orders[o] = {"minus_published": diff,
+                 "within_0.3_by_policy": {p: all(abs(x) <= 0.3 for x in d.values()) for p, d in diff.items()},
+                 "gshare_minus_fgd": gshare_minus_fgd(j)}
+timed = {"default": orders["parallel:16:1"]["gshare_minus_fgd"]}
+for v in variants:
+    if v != "default":
+        timed[v] = gshare_minus_fgd(json.load(open(f"{tmp}/timed_{v}.json")))
+out["filter_order"] = {"default_trace": orders, "gshare_minus_fgd_under_parallel_16_1": timed,
+                       "gshare_above_fgd_under_parallel_16_1": [v for v, d in timed.items()
+                                                                if any(x > 1e-9 for x in d.values())]}
 out["all_policies_10_seeds_under_30s"] = all(t["wall_s"] < 30 for t in out["traces"].values())
 out["gshare_at_or_below_fgd_on"] = [v for v, t in out["traces"].items() if t["gshare_at_or_below_fgd"]]
 out["gshare_above_fgd_on"] = [v for v, t in out["traces"].items() if not t["gshare_at_or_below_fgd"]]
 json.dump(out, open("bench/results/share_frag.json", "w"), indent=1)
 print(json.dumps({k: out[k] for k in ("all_policies_10_seeds_under_30s", "gshare_at_or_below_fgd_on", "gshare_above_fgd_on")}, indent=1))
 print(json.dumps(out["traces"]["default"]["within_0.3_by_policy"]))
+for o, r in orders.items():
+    print(o, json.dumps({p: max(d.values(), key=abs) for p, d in r["minus_published"].items()}))
+print("gshare above fgd under parallel:16:1:", out["filter_order"]["gshare_above_fgd_under_parallel_16_1"])
 PY

@@ -39,6 +39,12 @@ expect_error 1 "nope.csv" share frag --pods nope.csv --nodes $N
 expect_error 1 "unknown policy 'lru'" share frag --pods $P --nodes $N --policy lru
 expect_error 1 "--seeds: bad range '9-3'" share frag --pods $P --nodes $N --seeds 9-3
 expect_error 1 "--tie-break" share frag --pods $P --nodes $N --tie-break worst
+expect_error 1 "filter order 'parallel:17'" share frag --pods $P --nodes $N --filter-order parallel:17
+expect_error 1 "filter order 'serial'" share frag --pods $P --nodes $N --filter-order serial
+expect_error 2 "needs --tie-break first" share frag --pods $P --nodes $N --filter-order parallel:4 --tie-break random
+"$FRUGAL" share frag --pods $P --nodes $N --policy gpu-packing --filter-order parallel:16:0.5 --json |
+  py 'import json,sys; j=json.load(sys.stdin); assert j["filter_order"]=="parallel:16:0.5", j["filter_order"]' ||
+  fail "--filter-order in JSON"
 FRUGAL_SHARED_DATA="$TMP/absent" "$FRUGAL" share frag >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 1 ] && grep -q "pass --pods FILE and --nodes FILE" "$TMP/err" || fail "absent default trace"
 

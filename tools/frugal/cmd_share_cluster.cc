@@ -40,6 +40,7 @@ struct FragArgs {
   double tune = 1.3;
   int threads = 0;
   std::string tie_break = "first";
+  std::string filter_order = "list";
   bool json = false;
   std::string out;
 };
@@ -89,6 +90,7 @@ nlohmann::json ToJson(const FragArgs& a, const FragExperimentOptions& o,
   j["nodes"] = a.nodes;
   j["tune"] = o.tune;
   j["tie_break"] = a.tie_break;
+  j["filter_order"] = share::FilterOrderName(o.filter_order);
   j["seeds"] = o.seeds;
   j["num_nodes"] = r.num_nodes;
   j["cluster_gpus"] = r.cluster_gpu_milli / share::kMilliPerGpu;
@@ -164,6 +166,13 @@ int RunFrag(FragArgs a) {
   } else if (a.tie_break != "first") {
     return ReportError(InvalidArgument("--tie-break: 'first' or 'random', got '" + a.tie_break + "'"));
   }
+  auto filter_order = share::ParseFilterOrder(a.filter_order);
+  if (!filter_order.ok()) return ReportError(filter_order.status().WithPrefix("--filter-order"));
+  o.filter_order = *filter_order;
+  if (!o.filter_order.node_list() && o.tie_break == share::TieBreak::kRandom) {
+    return ReportUsage("--filter-order " + a.filter_order +
+                       " orders the first of equal scores; it needs --tie-break first");
+  }
   o.threads = a.threads;
   share::GpuModelTable models;
   const share::TraceReadOptions read = ReadOptions();
@@ -235,6 +244,11 @@ void SetupShareCluster(CLI::App& share, int* exit_code) {
       ->check(IntIn(0, 1024));
   frag->add_option("--tie-break", a->tie_break,
                    "equal best scores: first node in list order (FGD's simulator) or random")
+      ->capture_default_str();
+  frag->add_option("--filter-order", a->filter_order,
+                   "which node is 'first': list (node-list order), or parallel:P[:J], "
+                   "Kubernetes' parallel filter with P of its 16 goroutines at once and "
+                   "each check 1 ± J time units (docs/share.md)")
       ->capture_default_str();
   frag->add_flag("--json", a->json, "JSON output");
   frag->add_option("--out", a->out, "also write the JSON document to FILE");

@@ -49,13 +49,17 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
                const ShapeIndex& shapes, const std::vector<int>& arrivals,
                int64_t capacity_milli, const std::vector<double>& levels,
                PlacementPolicy& policy, FragMemo& memo, FragMemo& blend_memo, uint64_t seed,
-               bool random_ties) {
+               bool random_ties, const FilterOrder& order) {
   std::vector<NodeState> state;
   state.reserve(nodes.size());
   for (const NodeSpec& n : nodes) state.push_back(NodeState::FromSpec(n));
   const size_t num_shapes = shapes.shapes.size();
   std::vector<CacheEntry> cache(policy.cacheable() ? state.size() * num_shapes : 0);
   SplitMix64 rng(seed ^ 0x5deece66dull);
+  // Its own stream, so that the order's draws leave the policy's alone.
+  SplitMix64 order_rng(seed ^ 0x0f11e7ull);
+  std::vector<double> keys;  // empty: node-list order
+  if (!order.node_list()) FilterOrderKeys(order, state.size(), &order_rng, &keys);
   ScoreContext ctx{&memo, &blend_memo, &rng};
 
   double frag_total = 0;
@@ -102,6 +106,7 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
       }
       if (pick >= 0) chosen = policy.Score(ctx, state[pick], shape);
     } else {
+      if (order.redrawn()) FilterOrderKeys(order, state.size(), &order_rng, &keys);
       double best = 0;
       uint64_t ties = 0;
       for (size_t n = 0; n < state.size(); ++n) {
@@ -124,6 +129,9 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
           pick = static_cast<int>(n);
           chosen = sc;
           ties = 1;
+        } else if (sc.score == best && !keys.empty() && keys[n] < keys[pick]) {
+          pick = static_cast<int>(n);
+          chosen = sc;
         } else if (sc.score == best && random_ties && rng.Below(++ties) == 0) {
           pick = static_cast<int>(n);
           chosen = sc;
@@ -191,6 +199,14 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
   for (double l : options.arrived_levels_pct) {
     if (!(l > 0 && l <= 1000)) return InvalidArgument("arrived levels must be in (0, 1000] %");
   }
+  const FilterOrder& order = options.filter_order;
+  if (!order.node_list() && options.tie_break == TieBreak::kRandom) {
+    return InvalidArgument("a filter order needs ties broken by the first node, not at random");
+  }
+  if (order.running < 0 || order.running > kSchedulerParallelism || !(order.jitter >= 0) ||
+      order.jitter > 1) {
+    return InvalidArgument("filter order out of range: " + FilterOrderName(order));
+  }
   FragExperimentResult out;
   out.arrived_pct = options.arrived_levels_pct;
   std::sort(out.arrived_pct.begin(), out.arrived_pct.end());
@@ -229,7 +245,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
       auto policy = MakePlacementPolicy(options.policies[p]);
       runs[job] = RunOne(nodes, pods, shapes, arrivals[s], out.cluster_gpu_milli, out.arrived_pct,
                          **policy, memo, blend_memo, options.seeds[s],
-                         options.tie_break == TieBreak::kRandom);
+                         options.tie_break == TieBreak::kRandom, options.filter_order);
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);
         options.progress(++done, static_cast<int>(runs.size()));

@@ -28,6 +28,7 @@
 
 #include "frugal/base/status.h"
 #include "frugal/share/cluster.h"
+#include "frugal/share/filter_order.h"
 #include "frugal/share/frag.h"
 
 namespace frugal::share {
@@ -47,6 +48,9 @@ struct FragExperimentOptions {
   std::vector<double> arrived_levels_pct = {50, 70, 80, 85, 90, 95, 100, 105, 110, 120, 130};
   TypicalPodOptions typical;
   TieBreak tie_break = TieBreak::kFirst;
+  // Which node kFirst's "first" is (filter_order.h); node-list order by
+  // default. Anything else needs kFirst.
+  FilterOrder filter_order;
   int threads = 0;                               // 0: hardware threads
   // Called after each finished run with (done, total); from any thread,
   // one call at a time.
@@ -83,8 +87,8 @@ struct FragExperimentResult {
 };
 
 // InvalidArgument for no nodes, no pods, no GPU capacity, no policies or
-// seeds, tune outside (0, 10], levels outside (0, 1000]; NotFound for an
-// unknown policy.
+// seeds, tune outside (0, 10], levels outside (0, 1000], a filter order
+// with random ties or out of range; NotFound for an unknown policy.
 Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& nodes,
                                                const std::vector<PodSpec>& pods,
                                                const FragExperimentOptions& options);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "frugal/share/node_trace.h"
 #include "frugal/share/pod_trace.h"
 
@@ -71,6 +73,72 @@ TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
     EXPECT_EQ(r->results[i].unallocated_gpu_pct, again->results[i].unallocated_gpu_pct);
     EXPECT_EQ(r->results[i].frag_gpu_pct, again->results[i].frag_gpu_pct);
   }
+}
+
+// 16 nodes of 8 CPUs, the odd ones with one GPU; pods that take a whole
+// node's CPU (CPU-only) or one GPU with 4 CPUs. gpu-packing scores every
+// node 0 for a CPU-only pod, so which node it lands on is the filter
+// order's "first": node-list order puts CPU-only pods on GPU nodes 1, 3, ...
+// as readily as on CPU nodes; Kubernetes' interleaved order (chunks of 2)
+// reaches the even CPU nodes first.
+struct Striped {
+  std::vector<NodeSpec> nodes;
+  std::vector<PodSpec> pods;
+  Striped() {
+    for (int i = 0; i < 16; ++i) {
+      nodes.push_back({"n" + std::to_string(100 + i), 8000, 65536, i % 2, i % 2});
+    }
+    for (int i = 0; i < 16; ++i) {
+      PodSpec p;
+      p.name = "p" + std::to_string(100 + i);
+      p.memory_mib = 1024;
+      if (i % 2 == 0) {
+        p.cpu_milli = 8000;
+      } else {
+        p.cpu_milli = 4000;
+        p.num_gpu = 1;
+        p.gpu_milli = 1000;
+      }
+      pods.push_back(p);
+    }
+  }
+};
+
+TEST(FragExperiment, FilterOrderDecidesTheFirstOfEqualScores) {
+  Striped t;
+  FragExperimentOptions o;
+  o.policies = {"gpu-packing", "random"};
+  o.seeds = {1, 2, 3, 4};
+  o.tune = 1.0;
+  o.threads = 1;
+  auto list = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  o.filter_order = {1, 0};  // one goroutine: node-list order again
+  auto one = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(one.ok());
+  o.filter_order = {16, 0};
+  auto parallel = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(parallel.ok());
+  EXPECT_EQ(list->results[0].unallocated_gpu_pct, one->results[0].unallocated_gpu_pct);
+  // Fewer GPU nodes lose their CPUs to CPU-only pods.
+  EXPECT_LT(parallel->results[0].unallocated_gpu_pct.back(),
+            list->results[0].unallocated_gpu_pct.back());
+  // random picks a random node and ignores the order.
+  EXPECT_EQ(list->results[1].unallocated_gpu_pct, parallel->results[1].unallocated_gpu_pct);
+  o.filter_order = {16, 1.0};
+  auto timed = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(timed.ok());
+  auto again = RunFragExperiment(t.nodes, t.pods, o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(timed->results[0].unallocated_gpu_pct, again->results[0].unallocated_gpu_pct);
+
+  o.tie_break = TieBreak::kRandom;
+  EXPECT_FALSE(RunFragExperiment(t.nodes, t.pods, o).ok());
+  o.tie_break = TieBreak::kFirst;
+  o.filter_order = {17, 0};
+  EXPECT_FALSE(RunFragExperiment(t.nodes, t.pods, o).ok());
+  o.filter_order = {4, 1.5};
+  EXPECT_FALSE(RunFragExperiment(t.nodes, t.pods, o).ok());
 }
 
 TEST(FragExperiment, RefusesEmptyOrMeaninglessInputs) {
