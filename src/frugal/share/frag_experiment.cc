@@ -45,11 +45,66 @@ struct CacheEntry {
   NodeScore score;
 };
 
-FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& pods,
-               const ShapeIndex& shapes, const std::vector<int>& arrivals,
-               int64_t capacity_milli, const std::vector<double>& levels,
-               PlacementPolicy& policy, FragMemo& memo, FragMemo& blend_memo, uint64_t seed,
-               bool random_ties, const FilterOrder& order) {
+// What every run of one experiment shares: the cluster, the trace, the
+// scheduler's behaviour and one worker's fragmentation memos.
+struct RunEnv {
+  const std::vector<NodeSpec>& nodes;
+  const std::vector<PodSpec>& pods;
+  const ShapeIndex& shapes;
+  int64_t capacity_milli;
+  const std::vector<double>& levels;
+  double tune;
+  bool random_ties;
+  const FilterOrder& order;
+  FragMemo& memo;
+  FragMemo& blend_memo;
+};
+
+FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPolicy& policy,
+               uint64_t seed, Rollouts* rollouts);
+
+// The experiment's rollouts: the k-th is a fresh arrival sequence by the
+// same protocol from the k-th seed of a stream of its own, replayed once
+// per (policy, k) and shared by every run and worker (the cache).
+struct RolloutCache {
+  std::mutex mu;
+  std::map<std::pair<PolicyFactory, int>, std::vector<double>> done;
+};
+
+class WorkerRollouts final : public Rollouts {
+ public:
+  WorkerRollouts(RolloutCache& cache, const RunEnv& env) : cache_(cache), env_(env) {}
+  std::vector<double> Run(PolicyFactory make, int k) override {
+    const auto key = std::make_pair(make, k);
+    {
+      std::lock_guard<std::mutex> lock(cache_.mu);
+      if (auto it = cache_.done.find(key); it != cache_.done.end()) return it->second;
+    }
+    // Unlocked: two workers may replay the same key; both get one answer.
+    SplitMix64 stream(0x7011047ull);
+    uint64_t seed = 0;
+    for (int i = 0; i <= k; ++i) seed = stream.Next();
+    const std::vector<int> arrivals = BuildArrivals(env_.pods, env_.capacity_milli, env_.tune, seed);
+    auto policy = make();
+    std::vector<double> out = RunOne(env_, arrivals, *policy, seed, nullptr).unallocated_gpu_pct;
+    std::lock_guard<std::mutex> lock(cache_.mu);
+    return cache_.done.emplace(key, std::move(out)).first->second;
+  }
+
+ private:
+  RolloutCache& cache_;
+  const RunEnv& env_;
+};
+
+FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPolicy& policy,
+               uint64_t seed, Rollouts* rollouts) {
+  const std::vector<NodeSpec>& nodes = env.nodes;
+  const std::vector<PodSpec>& pods = env.pods;
+  const ShapeIndex& shapes = env.shapes;
+  const std::vector<double>& levels = env.levels;
+  const FilterOrder& order = env.order;
+  FragMemo& memo = env.memo;
+  const bool random_ties = env.random_ties;
   std::vector<NodeState> state;
   state.reserve(nodes.size());
   for (const NodeSpec& n : nodes) state.push_back(NodeState::FromSpec(n));
@@ -60,12 +115,12 @@ FragRun RunOne(const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& p
   SplitMix64 order_rng(seed ^ 0x0f11e7ull);
   std::vector<double> keys;  // empty: node-list order
   if (!order.node_list()) FilterOrderKeys(order, state.size(), &order_rng, &keys);
-  ScoreContext ctx{&memo, &blend_memo, &rng};
+  ScoreContext ctx{&memo, &env.blend_memo, &rng, rollouts};
 
   double frag_total = 0;
   for (const NodeState& s : state) frag_total += memo.Frag(s);
   int64_t allocated = 0, arrived = 0;
-  const double capacity = static_cast<double>(capacity_milli);
+  const double capacity = static_cast<double>(env.capacity_milli);
 
   uint32_t epoch = 1;
   double next_observe = 0;
@@ -235,6 +290,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
   std::atomic<size_t> next{0};
   std::mutex progress_mu;
   int done = 0;
+  RolloutCache rollout_cache;
   auto worker = [&]() {
     FragMemo memo(&out.typical);
     FragMemo blend_memo(&blend_typical);
@@ -243,9 +299,11 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
       if (job >= runs.size()) return;
       const size_t p = job / num_s, s = job % num_s;
       auto policy = MakePlacementPolicy(options.policies[p]);
-      runs[job] = RunOne(nodes, pods, shapes, arrivals[s], out.cluster_gpu_milli, out.arrived_pct,
-                         **policy, memo, blend_memo, options.seeds[s],
-                         options.tie_break == TieBreak::kRandom, options.filter_order);
+      const RunEnv env{nodes, pods, shapes, out.cluster_gpu_milli, out.arrived_pct, options.tune,
+                       options.tie_break == TieBreak::kRandom, options.filter_order, memo,
+                       blend_memo};
+      WorkerRollouts rollouts(rollout_cache, env);
+      runs[job] = RunOne(env, arrivals[s], **policy, options.seeds[s], &rollouts);
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);
         options.progress(++done, static_cast<int>(runs.size()));

@@ -21,14 +21,34 @@
 
 namespace frugal::share {
 
+class PlacementPolicy;
+using PolicyFactory = std::unique_ptr<PlacementPolicy> (*)();
+
+// Simulation on the experiment's own scheduler and cluster, for a policy
+// that chooses how to score by trying (gshare): Run replays a fresh policy
+// from `make` (its Observe called as in a real run, with no rollouts of its
+// own) from the empty cluster over the k-th rollout arrival sequence —
+// drawn from the trace by the experiment's protocol with seeds of its own,
+// the same for every run of the experiment, so every run decides alike —
+// and returns its unallocated GPU % at the experiment's levels of arrived
+// workload. Results may be shared between runs (same make and k, same
+// answer).
+class Rollouts {
+ public:
+  virtual ~Rollouts() = default;
+  virtual std::vector<double> Run(PolicyFactory make, int k) = 0;
+};
+
 // What a policy may consult besides the node: the target workload and its
-// fragmentation memo, and the run's random stream.
+// fragmentation memo, the run's random stream, and rollouts.
 struct ScoreContext {
   FragMemo* frag = nullptr;
   // Fragmentation under G-Share's target workload (BlendTypicalPods):
   // FGD's popular shapes blended with every shape of the trace.
   FragMemo* blend_frag = nullptr;
   SplitMix64* rng = nullptr;
+  // Null inside a rollout and where the caller offers none.
+  Rollouts* rollouts = nullptr;
 };
 
 struct NodeScore {
@@ -46,8 +66,8 @@ class PlacementPolicy {
   // True for a policy that picks a uniformly random fitting node; Score is
   // then called only for that node, to choose its GPUs.
   virtual bool random_node() const { return false; }
-  // Called before each arrival whose workload crosses a step of
-  // kObserveStepPct % of capacity, with the cluster's nodes. A policy whose
+  // Called before the first arrival and before each arrival whose workload
+  // crosses a step of kObserveStepPct % of capacity, with the cluster's nodes. A policy whose
   // scores change with them returns true; the scheduler then drops its
   // cached scores.
   virtual bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes) {

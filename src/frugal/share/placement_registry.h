@@ -16,7 +16,6 @@
 
 namespace frugal::share {
 
-using PolicyFactory = std::unique_ptr<PlacementPolicy> (*)();
 
 std::span<const RegistryRow<PolicyFactory>> PlacementPolicies();
 

@@ -3,6 +3,7 @@
 #include <bit>
 #include <set>
 
+#include "frugal/share/placement/policies.h"
 #include "frugal/share/placement_registry.h"
 #include "frugal/share/cluster_test_util.h"
 
@@ -118,9 +119,9 @@ TEST(Fgd, AnExactFitLowersFragmentationMost) {
   EXPECT_GT(ScoreOf("fgd", Node(64000, {0, 500}), p), ScoreOf("fgd", Node(64000, {1000, 1000}), p));
 }
 
-TEST(Gshare, TakesTheGpuLeavingLeastFragmentation) {
+TEST(GshareBlend, TakesTheGpuLeavingLeastFragmentation) {
   Fixture f;
-  auto g = std::move(MakePlacementPolicy("gshare")).value();
+  auto g = NewGshareBlendPolicy();
   const NodeScore s = g->Score(f.ctx, Node(64000, {1000, 700, 500}), PodShape{4000, 500, 1, 0});
   EXPECT_EQ(s.gpus, GpuSet{0b100});
 }
@@ -128,9 +129,9 @@ TEST(Gshare, TakesTheGpuLeavingLeastFragmentation) {
 // Look-ahead: once no node has a fully free GPU, the whole-GPU shape leaves
 // gshare's target workload (weights renormalised), which changes its
 // score; observing the same cluster again changes nothing. FGD ignores it.
-TEST(Gshare, DropsShapesNoNodeCanHost) {
+TEST(GshareBlend, DropsShapesNoNodeCanHost) {
   Fixture f;
-  auto g = std::move(MakePlacementPolicy("gshare")).value();
+  auto g = NewGshareBlendPolicy();
   const std::vector<NodeState> nodes = {Node(64000, {500, 500}), Node(64000, {0, 700})};
   const PodShape p{4000, 500, 1, 0};
   // Blend frag 400 before, 200 after: sigmoid(0.2) = 0.5498.
@@ -141,6 +142,66 @@ TEST(Gshare, DropsShapesNoNodeCanHost) {
   EXPECT_FALSE(g->Observe(f.ctx, nodes));
   auto fgd = std::move(MakePlacementPolicy("fgd")).value();
   EXPECT_FALSE(fgd->Observe(f.ctx, nodes));
+}
+
+// Rollouts that price the blend descent `blend_minus_fgd` points of
+// unallocated GPU above FGD's at the second level, and count the runs.
+class FakeRollouts final : public Rollouts {
+ public:
+  explicit FakeRollouts(double blend_minus_fgd) : delta_(blend_minus_fgd) {}
+  std::vector<double> Run(PolicyFactory make, int k) override {
+    (void)k;
+    ++runs;
+    auto candidate = make();
+    // Tell the candidates apart by the GPU they give a 500 pod on a node
+    // with 520 and 500 free: both score 53 (deltas 138 and 150), so FGD
+    // takes the first; the blend takes the exact fit.
+    Fixture f;
+    const NodeScore s = candidate->Score(f.ctx, Node(64000, {520, 500}), PodShape{4000, 500, 1, 0});
+    const bool is_blend = s.gpus == GpuSet{0b10};
+    return {50.0, 10.0 + (is_blend ? delta_ : 0.0)};
+  }
+  int runs = 0;
+
+ private:
+  double delta_;
+};
+
+// gshare keeps the blend descent when its rollouts say it packs at least
+// as well as FGD's at every level, and scores exactly as fgd otherwise;
+// it decides once, at the first Observe, from 16 paired rollouts.
+TEST(Gshare, KeepsTheDescentItsRolloutsFavour) {
+  const std::vector<NodeState> nodes = {Node(64000, {520, 500})};
+  const PodShape p{4000, 500, 1, 0};
+  for (const double delta : {-0.1, 0.0, 0.1}) {
+    Fixture f;
+    FakeRollouts rollouts(delta);
+    f.ctx.rollouts = &rollouts;
+    auto g = std::move(MakePlacementPolicy("gshare")).value();
+    auto fgd = std::move(MakePlacementPolicy("fgd")).value();
+    auto blend = NewGshareBlendPolicy();
+    const bool changed = g->Observe(f.ctx, nodes);
+    EXPECT_EQ(rollouts.runs, 32);
+    PlacementPolicy& expected = delta > 0 ? *fgd : *blend;
+    Fixture plain;  // no rollouts
+    expected.Observe(plain.ctx, nodes);
+    const NodeScore want = expected.Score(plain.ctx, nodes[0], p);
+    const NodeScore got = g->Score(f.ctx, nodes[0], p);
+    EXPECT_EQ(got.gpus, want.gpus) << delta;
+    EXPECT_EQ(got.score, want.score) << delta;
+    if (delta > 0) EXPECT_TRUE(changed);
+    g->Observe(f.ctx, nodes);
+    EXPECT_EQ(rollouts.runs, 32) << "decides once";
+  }
+  {
+    Fixture f;
+    auto fgd = std::move(MakePlacementPolicy("fgd")).value();
+    ASSERT_EQ(fgd->Score(f.ctx, nodes[0], p).gpus, GpuSet{0b01});
+  }
+  // Without rollouts (a caller that offers none) it is the blend descent.
+  Fixture f;
+  auto g = std::move(MakePlacementPolicy("gshare")).value();
+  EXPECT_EQ(g->Score(f.ctx, nodes[0], p).gpus, GpuSet{0b10});
 }
 
 TEST(Random, DrawsOnlyFittingGpus) {

@@ -16,6 +16,9 @@ std::unique_ptr<PlacementPolicy> NewGpuPackingPolicy();
 std::unique_ptr<PlacementPolicy> NewBestFitPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdPolicy();
 std::unique_ptr<PlacementPolicy> NewGsharePolicy();
+// gshare's blend descent alone (not registered: gshare runs it when its
+// rollouts say it beats FGD's descent).
+std::unique_ptr<PlacementPolicy> NewGshareBlendPolicy();
 
 }  // namespace frugal::share
 
