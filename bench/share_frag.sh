@@ -70,6 +70,7 @@ for v in variants:
          "failed_pods": {p: r["failed_pods"] for p, r in res.items()}}
     g, f = res["gshare"]["unallocated_gpu_pct"], res["fgd"]["unallocated_gpu_pct"]
     t["gshare_minus_fgd"] = {str(l): round(g[i] - f[i], 3) for i, l in enumerate(levels) if l >= 95}
+    t["gshare_decision"] = res["gshare"].get("decision", "")
     t["gshare_at_or_below_fgd"] = all(g[i] <= f[i] + 1e-9 for i, l in enumerate(levels) if l >= 95)
     if v == "default":
         diffs, ok = {}, True

@@ -119,13 +119,15 @@ nlohmann::json ToJson(const FragArgs& a, const FragExperimentOptions& o,
                       {"arrived_final_pct", run.arrived_final_pct},
                       {"unallocated_gpu_pct", run.unallocated_gpu_pct}});
     }
-    results.push_back({{"policy", p.policy},
-                       {"arrived_pct", r.arrived_pct},
-                       {"unallocated_gpu_pct", p.unallocated_gpu_pct},
-                       {"frag_gpu_pct", p.frag_gpu_pct},
-                       {"frag_ratio_pct", p.frag_ratio_pct},
-                       {"failed_pods", p.failed_pods},
-                       {"runs", runs}});
+    nlohmann::json one = {{"policy", p.policy},
+                          {"arrived_pct", r.arrived_pct},
+                          {"unallocated_gpu_pct", p.unallocated_gpu_pct},
+                          {"frag_gpu_pct", p.frag_gpu_pct},
+                          {"frag_ratio_pct", p.frag_ratio_pct},
+                          {"failed_pods", p.failed_pods},
+                          {"runs", runs}};
+    if (!p.decision.empty()) one["decision"] = p.decision;
+    results.push_back(std::move(one));
   }
   j["results"] = results;
   return j;
@@ -212,6 +214,9 @@ int RunFrag(FragArgs a) {
   std::fputs("\nfailed pods (median)\n", stdout);
   for (const auto& p : r->results) {
     std::fputs(fmt::format("  {:<14}{:>7g}\n", p.policy, p.failed_pods).c_str(), stdout);
+  }
+  for (const auto& p : r->results) {
+    if (!p.decision.empty()) std::fputs(fmt::format("\n{}: {}\n", p.policy, p.decision).c_str(), stdout);
   }
   return 0;
 }

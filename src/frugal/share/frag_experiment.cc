@@ -304,6 +304,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
                        blend_memo};
       WorkerRollouts rollouts(rollout_cache, env);
       runs[job] = RunOne(env, arrivals[s], **policy, options.seeds[s], &rollouts);
+      runs[job].decision = (*policy)->Decision();
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);
         options.progress(++done, static_cast<int>(runs.size()));
@@ -338,6 +339,11 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
     std::vector<double> failed;
     for (const FragRun& run : r.runs) failed.push_back(static_cast<double>(run.failed_pods));
     r.failed_pods = Median(failed);
+    for (const FragRun& run : r.runs) {
+      if (!run.decision.empty() && r.decision.find(run.decision) == std::string::npos) {
+        r.decision += (r.decision.empty() ? "" : "; ") + run.decision;
+      }
+    }
     out.results.push_back(std::move(r));
   }
   return out;

@@ -65,6 +65,7 @@ struct FragRun {
   int64_t pods = 0;
   int64_t failed_pods = 0;
   double arrived_final_pct = 0;
+  std::string decision;  // PlacementPolicy::Decision() after the run
 };
 
 struct FragPolicyResult {
@@ -75,6 +76,9 @@ struct FragPolicyResult {
   std::vector<double> frag_gpu_pct;
   std::vector<double> frag_ratio_pct;
   double failed_pods = 0;  // median
+  // The policy's own decision (PlacementPolicy::Decision); the same in
+  // every run of an experiment for gshare, empty for the others.
+  std::string decision;
 };
 
 struct FragExperimentResult {

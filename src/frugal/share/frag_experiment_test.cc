@@ -65,6 +65,14 @@ TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
       }
     }
     EXPECT_GT(p.failed_pods, 0) << "150 % of capacity cannot all fit";
+    // Only gshare decides anything on its own, and it decides once per
+    // experiment: every run the same descent.
+    if (p.policy == "gshare") {
+      EXPECT_NE(p.decision.find(" descent (over 16 rollouts"), std::string::npos) << p.decision;
+      for (const auto& run : p.runs) EXPECT_EQ(run.decision, p.runs[0].decision);
+    } else {
+      EXPECT_EQ(p.decision, "") << p.policy;
+    }
   }
   o.threads = 3;
   auto again = RunFragExperiment(t.nodes, t.pods, o);

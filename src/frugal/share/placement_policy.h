@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "frugal/base/rng.h"
@@ -74,6 +75,10 @@ class PlacementPolicy {
     (void)ctx, (void)nodes;
     return false;
   }
+  // After a run: what the policy decided on its own and why (gshare: the
+  // descent its rollouts chose), for the experiment's report; empty for
+  // a policy that decides nothing.
+  virtual std::string Decision() const { return {}; }
 };
 
 inline constexpr double kObserveStepPct = 5.0;
