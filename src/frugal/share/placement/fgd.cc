@@ -5,16 +5,10 @@
 // A sharing pod tries each GPU that fits and takes the first with the
 // highest (integer) score; whole-GPU pods take the lowest-numbered free
 // GPUs, and their "after" packs onto the least free fitting GPUs.
-#include <cmath>
-
 #include "frugal/share/placement/policies.h"
 
 namespace frugal::share {
 namespace {
-
-int64_t SigmoidScore(double delta_milli) {
-  return static_cast<int64_t>(1.0 / (1.0 + std::exp(-delta_milli / 1000.0)) * kMaxNodeScore);
-}
 
 class FgdPolicy final : public PlacementPolicy {
  public:
@@ -25,14 +19,14 @@ class FgdPolicy final : public PlacementPolicy {
       for (int i = 0; i < node.num_gpus; ++i) {
         if (node.gpu_left[i] < pod.gpu_milli) continue;
         const GpuSet g = GpuSet{1} << i;
-        const double s = static_cast<double>(SigmoidScore(before - ctx.frag->FragAfter(node, pod, g)));
+        const double s = static_cast<double>(FgdSigmoidScore(before - ctx.frag->FragAfter(node, pod, g)));
         if (best.gpus == 0 || s > best.score) best = {s, g};
       }
       return best;
     }
     // Whole GPUs: any fully free GPUs leave the same multiset.
     const GpuSet g = ExclusiveGpus(node, pod);
-    return {static_cast<double>(SigmoidScore(before - ctx.frag->FragAfter(node, pod, g))), g};
+    return {static_cast<double>(FgdSigmoidScore(before - ctx.frag->FragAfter(node, pod, g))), g};
   }
 };
 

@@ -25,10 +25,6 @@
 namespace frugal::share {
 namespace {
 
-int64_t SigmoidScore(double delta_milli) {
-  return static_cast<int64_t>(1.0 / (1.0 + std::exp(-delta_milli / 1000.0)) * kMaxNodeScore);
-}
-
 class GshareBlendPolicy final : public PlacementPolicy {
  public:
   NodeScore Score(ScoreContext& ctx, const NodeState& node, const PodShape& pod) override {
@@ -53,7 +49,7 @@ class GshareBlendPolicy final : public PlacementPolicy {
       gpus = ExclusiveGpus(node, pod);
       after = frag.FragAfter(node, pod, gpus);
     }
-    return {static_cast<double>(SigmoidScore(before - after)), gpus};
+    return {static_cast<double>(FgdSigmoidScore(before - after)), gpus};
   }
 
   // Look-ahead over the pods still to come: a shape that no node can host

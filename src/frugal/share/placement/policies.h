@@ -3,11 +3,19 @@
 #ifndef FRUGAL_SHARE_PLACEMENT_POLICIES_H_
 #define FRUGAL_SHARE_PLACEMENT_POLICIES_H_
 
+#include <cmath>
+#include <cstdint>
 #include <memory>
 
 #include "frugal/share/placement_policy.h"
 
 namespace frugal::share {
+
+// FGD's node score for a fragmentation decrease of delta_milli: 100 ×
+// sigmoid(delta / 1000), truncated to an integer (so near deltas tie).
+inline int64_t FgdSigmoidScore(double delta_milli) {
+  return static_cast<int64_t>(1.0 / (1.0 + std::exp(-delta_milli / 1000.0)) * kMaxNodeScore);
+}
 
 std::unique_ptr<PlacementPolicy> NewRandomPolicy();
 std::unique_ptr<PlacementPolicy> NewDotProductPolicy();
