@@ -189,7 +189,9 @@ TEST(Gshare, KeepsTheDescentItsRolloutsFavour) {
     const NodeScore got = g->Score(f.ctx, nodes[0], p);
     EXPECT_EQ(got.gpus, want.gpus) << delta;
     EXPECT_EQ(got.score, want.score) << delta;
-    if (delta > 0) EXPECT_TRUE(changed);
+    if (delta > 0) {
+      EXPECT_TRUE(changed);
+    }
     g->Observe(f.ctx, nodes);
     EXPECT_EQ(rollouts.runs, 32) << "decides once";
   }
