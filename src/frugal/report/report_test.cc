@@ -62,6 +62,21 @@ TEST(Report, SameInputsSameBytes) {
   EXPECT_EQ(a->html, b->html);
 }
 
+// share frag: the values are medians over seeds, and a policy's own
+// decision (gshare's chosen descent) is said in the text.
+TEST(Report, ShareFragSaysMediansAndGsharesDecision) {
+  const std::string path = Temp("frag.json", R"json({"num_nodes": 2, "cluster_gpus": 8, "arrived_pct": [50, 100],
+    "results": [{"policy": "fgd", "unallocated_gpu_pct": [50, 6], "frag_gpu_pct": [1, 2], "failed_pods": 3},
+                {"policy": "gshare", "unallocated_gpu_pct": [50, 5], "frag_gpu_pct": [1, 1], "failed_pods": 2,
+                 "decision": "blend descent (rollouts)"}]})json");
+  Result<Report> r = BuildReport({path});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->html.find("gshare chose the blend descent (rollouts)."), std::string::npos);
+  EXPECT_NE(r->html.find("Median over seeds"), std::string::npos);
+  EXPECT_NE(r->html.find("failed pods (median)"), std::string::npos);
+  EXPECT_EQ(r->html.find("fgd chose"), std::string::npos);
+}
+
 TEST(Report, AdviseMarksTheRecommendationRulesAndDeadline) {
   Result<Report> r = BuildReport(Paths({"advise"}));
   ASSERT_TRUE(r.ok()) << r.status().ToString();

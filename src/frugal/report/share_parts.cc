@@ -43,8 +43,12 @@ Part RenderShareFrag(const json& doc) {
   const double at = std::find(arrived.begin(), arrived.end(), 100.0) != arrived.end() ? 100.0
                     : arrived.empty() ? 0 : arrived.back();
   std::string line = fmt::format("G-Share: unallocated GPUs at {:.0f}% arrived:", at);
+  std::string decisions;
   for (const json& r : doc.at("results")) {
     const std::string policy = r.at("policy").get<std::string>();
+    if (r.contains("decision") && r.at("decision").is_string()) {
+      decisions += fmt::format(" {} chose the {}.", policy, r.at("decision").get<std::string>());
+    }
     const std::vector<double> x = r.contains("arrived_pct") ? Numbers(r, "arrived_pct") : arrived;
     const std::vector<double> u = Numbers(r, "unallocated_gpu_pct"), f = Numbers(r, "frag_gpu_pct");
     unalloc.series.push_back({policy, x, u});
@@ -57,12 +61,13 @@ Part RenderShareFrag(const json& doc) {
   const size_t seeds = doc.contains("seeds") ? doc.at("seeds").size() : 0;
   part.html += ParagraphHtml(fmt::format(
       "{} pods of the trace arrive in random order ({} seed{}) until the cluster is full; the cluster's {} GPUs on {} "
-      "nodes. Lower is better: capacity left unallocated is capacity no pod could use.",
-      doc.value("trace_pods", 0), seeds, seeds == 1 ? "" : "s", doc.value("cluster_gpus", 0), doc.value("num_nodes", 0)));
-  part.html += FigureHtml(XYChartSvg(unalloc), "Mean over seeds. FGD's paper plots the same quantity for the same trace.");
+      "nodes. Lower is better: capacity left unallocated is capacity no pod could use.{}",
+      doc.value("trace_pods", 0), seeds, seeds == 1 ? "" : "s", doc.value("cluster_gpus", 0), doc.value("num_nodes", 0),
+      decisions));
+  part.html += FigureHtml(XYChartSvg(unalloc), "Median over seeds. FGD's paper plots the same quantity for the same trace.");
   part.html += FigureHtml(XYChartSvg(frag), "GPU capacity that the typical pods could not use, by FGD's definition.");
   part.html += TableHtml({"policy", fmt::format("unallocated % at {:.0f}%", at), fmt::format("fragmented % at {:.0f}%", at),
-                          "failed pods (mean)"}, rows);
+                          "failed pods (median)"}, rows);
   part.headlines.push_back(line);
   return part;
 }
