@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -65,30 +66,38 @@ FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPol
 
 // The experiment's rollouts: the k-th is a fresh arrival sequence by the
 // same protocol from the k-th seed of a stream of its own, replayed once
-// per (policy, k) and shared by every run and worker (the cache).
+// per (policy, k) for every run and worker: the first worker to ask
+// replays it, the others wait for its answer (a replay asks for no
+// rollouts itself, so no wait can close a cycle).
 struct RolloutCache {
   std::mutex mu;
-  std::map<std::pair<PolicyFactory, int>, std::vector<double>> done;
+  std::map<std::pair<PolicyFactory, int>, std::shared_future<std::vector<double>>> done;
 };
 
 class WorkerRollouts final : public Rollouts {
  public:
   WorkerRollouts(RolloutCache& cache, const RunEnv& env) : cache_(cache), env_(env) {}
   std::vector<double> Run(PolicyFactory make, int k) override {
-    const auto key = std::make_pair(make, k);
+    std::promise<std::vector<double>> mine;
+    std::shared_future<std::vector<double>> answer;
     {
       std::lock_guard<std::mutex> lock(cache_.mu);
-      if (auto it = cache_.done.find(key); it != cache_.done.end()) return it->second;
+      auto [it, first] = cache_.done.try_emplace(std::make_pair(make, k));
+      if (!first) {
+        answer = it->second;
+      } else {
+        it->second = mine.get_future().share();
+      }
     }
-    // Unlocked: two workers may replay the same key; both get one answer.
+    if (answer.valid()) return answer.get();
     SplitMix64 stream(0x7011047ull);
     uint64_t seed = 0;
     for (int i = 0; i <= k; ++i) seed = stream.Next();
     const std::vector<int> arrivals = BuildArrivals(env_.pods, env_.capacity_milli, env_.tune, seed);
     auto policy = make();
     std::vector<double> out = RunOne(env_, arrivals, *policy, seed, nullptr).unallocated_gpu_pct;
-    std::lock_guard<std::mutex> lock(cache_.mu);
-    return cache_.done.emplace(key, std::move(out)).first->second;
+    mine.set_value(out);
+    return out;
   }
 
  private:
