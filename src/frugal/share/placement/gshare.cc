@@ -69,9 +69,7 @@ class GsharePolicy final : public PlacementPolicy {
       diff.resize(b.size(), 0.0);
       for (size_t l = 0; l < b.size(); ++l) diff[l] += b[l] - f[l];
     }
-    double worst = diff.empty() ? 0.0 : diff[0];
-    for (double d : diff) worst = std::max(worst, d);
-    return worst / kRollouts;
+    return diff.empty() ? 0.0 : *std::max_element(diff.begin(), diff.end()) / kRollouts;
   }
 
   std::unique_ptr<PlacementPolicy> active_;
