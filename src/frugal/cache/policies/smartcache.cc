@@ -135,6 +135,7 @@ struct FileState {
   int64_t last_index = -1;
   int64_t reads = 0;       // in the current burst (gaps under the horizon)
   int64_t read_bytes = 0;
+  int64_t size = 0;        // after the last read or write
   int pattern = 0;
   int ext = 0;
   bool renamed = false;
@@ -360,6 +361,13 @@ class SmartCache : public ResizingPolicy {
     return patterns_[p];
   }
 
+  // A write whose bytes all land past the file's old end (a shuffle
+  // spill appended to, a log) keeps what the earlier accesses could be
+  // read as; any other write replaces bytes and ends them.
+  static bool IsAppend(const Request& r, const FileState& f) {
+    return f.size > 0 && r.obj_size - r.bytes >= f.size;
+  }
+
   // Labels, state, prediction and training for one access.
   void Observe(const Request& r, int64_t index) {
     const int64_t now = r.time_us;
@@ -393,10 +401,11 @@ class SmartCache : public ResizingPolicy {
       costs_.Read(r.obj, index, r.bytes, [&](CostRow& row, double cost) { CostLabel(row, cost); });
       ++f.reads;
       f.read_bytes += r.bytes;
-    } else if (r.kind == RequestKind::kWrite) {
+    } else if (r.kind == RequestKind::kWrite && !IsAppend(r, f)) {
       // An overwrite ends what the earlier accesses could still be read as.
       costs_.Death(r.obj, [&](CostRow& row, double cost) { CostLabel(row, cost); });
     }
+    f.size = r.obj_size;
     Sample s;
     Features(r, index, f, s.x.data());
     FillPatternStats(s.x.data());

@@ -4,11 +4,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "frugal/base/file_io.h"
 #include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
+#include "frugal/cache/request_trace.h"
 #include "frugal/cache/smartcache_model.h"
 
 namespace frugal::cache {
@@ -116,6 +119,46 @@ TEST(SmartCacheModel, PoliciesWithoutAModelRefuseOne) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("policy 'lru' takes no model file"), std::string::npos) << st.message();
   EXPECT_FALSE(MakeWithModel("glcache", TrainedModel()).ok());
+}
+
+TEST(SmartCacheModel, AnAppendKeepsTheEarlierWritesReadable) {
+  // A shuffle spill (a partd file) grows by 6 appends, is read whole once
+  // and deleted; 100 such files. An append keeps the bytes already
+  // written, so each write's cost sample closes at the read as "read
+  // again" (6 of the file's 7 samples; the read's own dies unread at the
+  // delete). Were an append an overwrite, 5 of the 6 would close unread.
+  constexpr int kFiles = 100, kAppends = 6;
+  std::vector<TraceEvent> ev;
+  int64_t t = 0;
+  auto add = [&](EventKind kind, const std::string& path, int64_t offset, int64_t length, int64_t size) {
+    TraceEvent e;
+    e.time_us = t++ * 1000;
+    e.kind = kind;
+    e.path = path;
+    e.offset = offset;
+    e.length = length;
+    e.size = size;
+    ev.push_back(e);
+  };
+  for (int f = 0; f < kFiles; ++f) {
+    const std::string spill = "/tmp/tmp" + std::to_string(f) + ".partd/0";
+    for (int a = 0; a < kAppends; ++a) add(EventKind::kWrite, spill, a * 100, 100, (a + 1) * 100);
+    add(EventKind::kRead, spill, 0, kAppends * 100, kAppends * 100);
+    add(EventKind::kDelete, spill, 0, 0, 0);
+  }
+  auto trace = LoadRequestTrace(ev);
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  PolicyOptions o;
+  o.capacity_bytes = 10000;
+  auto m = TrainSmartCacheModel(*trace, o);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const auto& keys = (*m)["interned"];
+  const auto it = std::find(keys.begin(), keys.end(), "/tmp/tmp#.partd/#");
+  ASSERT_NE(it, keys.end()) << keys.dump();
+  const auto& stats = (*m)["patterns"][static_cast<size_t>(it - keys.begin())];
+  const double labels = stats[0].get<double>(), read_again = stats[1].get<double>();
+  EXPECT_EQ(labels, kFiles * (kAppends + 1));
+  EXPECT_EQ(read_again, kFiles * kAppends);
 }
 
 }  // namespace
