@@ -26,8 +26,9 @@ Grid GridOf(const json& results, const char* size_key, double scale) {
   for (const json& r : results) {
     const std::string p = r.at("policy").get<std::string>();
     if (std::find(g.policies.begin(), g.policies.end(), p) == g.policies.end()) g.policies.push_back(p);
-    const double s = scale * Num(r, size_key);
-    if (std::isfinite(s) && std::none_of(g.sizes.begin(), g.sizes.end(),
+    const double s = scale * FiniteNum(r, size_key);
+    if (!std::isfinite(s) || s < 0) throw BadField(fmt::format("\"{}\" is not a cache size", size_key));
+    if (std::none_of(g.sizes.begin(), g.sizes.end(),
                                          [&](double x) { return std::abs(x - s) <= 1e-6 * std::max(1.0, s); })) {
       g.sizes.push_back(s);
     }

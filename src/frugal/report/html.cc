@@ -67,7 +67,15 @@ std::string ParagraphHtml(const std::string& text) { return fmt::format("<p>{}</
 double Num(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return std::nan("");
   auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
+  if (it == j.end() || it->is_null()) return std::nan("");
+  if (!it->is_number()) throw BadField(fmt::format("\"{}\" is {}, not a number", key, it->type_name()));
+  return it->get<double>();
+}
+
+double FiniteNum(const nlohmann::json& j, const char* key) {
+  const double v = j.is_object() && j.contains(key) ? Num(j, key) : std::nan("");
+  if (!std::isfinite(v)) throw BadField(fmt::format("\"{}\" is missing or not a finite number", key));
+  return v;
 }
 
 std::string BaseName(const std::string& path) {

@@ -5,6 +5,7 @@
 #ifndef FRUGAL_REPORT_PARTS_H_
 #define FRUGAL_REPORT_PARTS_H_
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,15 @@ std::string TableHtml(const std::vector<std::string>& header,
                       const std::vector<std::vector<std::string>>& rows);
 std::string ParagraphHtml(const std::string& text);
 
-// A number field, or NaN when it is missing, null or not a number.
+// A field the renderers cannot use (report.cc names the file).
+struct BadField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A number field, or NaN when it is missing or null. Throws BadField when
+// it holds anything else (a string, an object).
 double Num(const nlohmann::json& j, const char* key);
+// A field every entry must hold: a finite number, else BadField.
+double FiniteNum(const nlohmann::json& j, const char* key);
 // The last path component of a path ("models/resnet50.onnx" -> "resnet50.onnx").
 std::string BaseName(const std::string& path);
 // "$1,234" / "$12.3" / "$0.52".

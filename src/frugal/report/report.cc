@@ -126,6 +126,8 @@ Result<Report> BuildReport(const std::vector<std::string>& paths) {
       parts.push_back(kind->render(doc));
     } catch (const json::exception& e) {
       return InvalidArgument(fmt::format("{}: not a valid {} result: {}", path, kind->name, e.what()));
+    } catch (const BadField& e) {
+      return InvalidArgument(fmt::format("{}: not a valid {} result: {}", path, kind->name, e.what()));
     }
     inputs.emplace_back(path, kind->name);
   }

@@ -143,6 +143,53 @@ TEST(Report, DamagedFixturesNeverCrash) {
   }
 }
 
+// The same one level down: a field of every entry of a top-level list
+// (results[], cells[], configs[], ...) dropped, nulled, made a string or
+// made absurdly large, in every entry at once.
+TEST(Report, DamagedEntriesNeverCrash) {
+  for (const auto& name : kAll) {
+    Result<nlohmann::json> doc = ReadJsonFile(kDir + name + ".json");
+    ASSERT_TRUE(doc.ok());
+    for (const auto& [list, entries] : doc->items()) {
+      if (!entries.is_array() || entries.empty() || !entries[0].is_object()) continue;
+      for (const auto& [key, value] : entries[0].items()) {
+        for (int how = 0; how < 4; ++how) {
+          nlohmann::json d = *doc;
+          for (auto& e : d[list]) {
+            if (!e.is_object()) continue;
+            if (how == 0) e.erase(key);
+            if (how == 1) e[key] = nullptr;
+            if (how == 2) e[key] = "x";
+            if (how == 3) e[key] = 1e308;
+          }
+          Result<Report> r = BuildReport({Temp("damaged_entry.json", d.dump())});
+          if (!r.ok()) {
+            EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << name << " " << list << "." << key;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Report, AStringWhereANumberBelongsIsAnErrorNamingTheField) {
+  Result<nlohmann::json> doc = ReadJsonFile(kDir + "cache_simulate.json");
+  ASSERT_TRUE(doc.ok());
+  for (const char* how : {"x", "null"}) {
+    nlohmann::json d = *doc;
+    for (auto& e : d["results"]) e["cache_fraction"] = std::string(how) == "x" ? nlohmann::json("x") : nlohmann::json();
+    Result<Report> r = BuildReport({Temp("cache_fraction.json", d.dump())});
+    ASSERT_FALSE(r.ok()) << how;
+    EXPECT_NE(r.status().message().find("\"cache_fraction\""), std::string::npos) << r.status().message();
+  }
+  Result<nlohmann::json> advise = ReadJsonFile(kDir + "advise.json");
+  ASSERT_TRUE(advise.ok());
+  for (auto& c : (*advise)["configs"]) c["hours"] = "x";
+  Result<Report> r = BuildReport({Temp("hours.json", advise->dump())});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\"hours\" is string, not a number"), std::string::npos) << r.status().message();
+}
+
 TEST(Report, WritesIndexHtmlAndRefusesAFileInTheWay) {
   Result<Report> r = BuildReport(Paths({"place"}));
   ASSERT_TRUE(r.ok());
