@@ -171,6 +171,11 @@ Result<ColoDataset> ParseGavel(const std::string& text, const std::string& path,
           ++out.equal_solo[g];
           continue;
         }
+        if (!(a / self->second.solo_tput <= kMaxNormTput)) {
+          return InvalidArgument(fmt::format(
+              "{}: {}: {} next to {}: co-located throughput {} is more than {}x its solo {}", path, g,
+              key, other, a, kMaxNormTput, self->second.solo_tput));
+        }
         ColoSample s;
         s.self = self->second;
         s.other = o->second;
@@ -268,6 +273,10 @@ Result<ColoDataset> ParseLucid(const std::string& colocate_csv,
       FRUGAL_ASSIGN_OR_RETURN(speed[k],
                               Number(f[cc[o + 4]], colocate_path, line,
                                      k == 0 ? "speed1" : "speed2"));
+      if (speed[k] > kMaxNormTput) {
+        return InvalidArgument(fmt::format("{}:{}: {} {} is more than {}x the solo speed", colocate_path,
+                                           line, k == 0 ? "speed1" : "speed2", speed[k], kMaxNormTput));
+      }
     }
     for (int k = 0; k < 2; ++k) {
       ColoSample s;

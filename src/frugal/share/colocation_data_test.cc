@@ -75,6 +75,10 @@ TEST(ReadGavel, RejectsBadInputNamingTheEntry) {
   EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('B', 1)": [1, 1]}}})j")
                 .find("no solo throughput for it"),
             std::string::npos);
+  // Finite, but no measurement of sharing (and past the trees' float labels).
+  EXPECT_NE(msg(R"j({"k80": {"('A', 1)": {"null": 2, "('A', 1)": [1e308, 1e308]}}})j")
+                .find("('A', 1) next to ('A', 1): co-located throughput 1e+308 is more than 10x its solo 2"),
+            std::string::npos);
 }
 
 TEST(ReadLucid, ReadsBothJobsOfEachPair) {
@@ -106,6 +110,9 @@ TEST(ReadLucid, RejectsBadInputNamingFileAndLine) {
             std::string::npos);
   EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,A,D,32,0,-0.5\n", single)
                 .find("c.csv:2: speed2 -0.5 is negative"),
+            std::string::npos);
+  EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,A,D,32,0,1e300\n", single)
+                .find("c.csv:2: speed2 1e+300 is more than 10x the solo speed"),
             std::string::npos);
   EXPECT_NE(msg(colo_head + "A,D,32,0,0.5,B,D,32,0,0.5\n", single)
                 .find("has no row in s.csv"),

@@ -82,10 +82,10 @@ Status CheckJob(const ColoJob& j, size_t i) {
 Status CheckSample(const ColoSample& s, size_t i) {
   FRUGAL_RETURN_IF_ERROR(CheckJob(s.self, i));
   FRUGAL_RETURN_IF_ERROR(CheckJob(s.other, i));
-  if (!(s.norm_tput >= 0) || !std::isfinite(s.norm_tput)) {
+  if (!(s.norm_tput >= 0) || !(s.norm_tput <= kMaxNormTput)) {
     return InvalidArgument(
-        fmt::format("sample {} ({}): normalised throughput {} is not >= 0", i,
-                    s.self.model, s.norm_tput));
+        fmt::format("sample {} ({}): normalised throughput {} is not in [0, {}]", i,
+                    s.self.model, s.norm_tput, kMaxNormTput));
   }
   return Status::Ok();
 }

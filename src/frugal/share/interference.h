@@ -56,6 +56,12 @@ struct ColoJob {
   bool amp = false;   // mixed precision
 };
 
+// The most a job's co-located throughput may be of its solo one: a job
+// running at more than 10x its solo speed next to another is not a
+// measurement of sharing (Lucid's fastest is 1.5x), and labels that large
+// overflow the trees' float labels.
+inline constexpr double kMaxNormTput = 10;
+
 // A measured pair: `self` ran at norm_tput x its solo throughput next to
 // `other` on `gpu` (a catalog name, or empty when the data set does not say).
 struct ColoSample {

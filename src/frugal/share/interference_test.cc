@@ -195,6 +195,9 @@ TEST(InterferenceModel, LoadRejectsCorruptFilesNamingThem) {
   EXPECT_NE(load("m5.json", head + "[[\"\", 0, 0, 0.5]]")
                 .find("m5.json: malformed JSON"),
             std::string::npos);
+  EXPECT_NE(load("m7.json", head + "[[\"\", 0, 0, 1e300]]}")
+                .find("m7.json: sample 0 (a): normalised throughput 1e+300 is not in [0, 10]"),
+            std::string::npos);
   EXPECT_EQ(load("m6.json", head + "[[\"\", 0, 0, 0.5]]}"), "");
 }
 
