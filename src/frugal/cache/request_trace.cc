@@ -116,6 +116,11 @@ class PathIndex {
   size_t tombs_ = 0;
 };
 
+// Bounds on sizes, so that no byte count overflows: a record's size,
+// offset or length at most 1 PiB, a trace's totals at most 2^62 bytes.
+constexpr int64_t kMaxRecordBytes = int64_t{1} << 50;
+constexpr int64_t kMaxTotalBytes = int64_t{1} << 62;
+
 class Loader {
  public:
   explicit Loader(RequestTrace* t) : t_(t), live_(&t->objects), deleted_(&t->objects) {}
@@ -128,6 +133,9 @@ class Loader {
     if (e.size < 0) return error("negative size " + std::to_string(e.size));
     if (e.length < 0) return error("negative length " + std::to_string(e.length));
     if (e.offset < 0) return error("negative offset " + std::to_string(e.offset));
+    if (e.size > kMaxRecordBytes || e.length > kMaxRecordBytes || e.offset > kMaxRecordBytes) {
+      return error("size, offset or length over 1 PiB (2^50 bytes)");
+    }
     if (e.time_us < 0) return error("negative time " + std::to_string(e.time_us));
     if (e.time_us < last_time_us_) {
       return error("time " + std::to_string(e.time_us) + " us is before the previous record's " +
@@ -135,7 +143,7 @@ class Loader {
     }
     last_time_us_ = e.time_us;
     group_ = Group(e);
-    if (e.path.empty()) return AddObjectRead(e);
+    if (e.path.empty()) return AddObjectRead(e, error);
     t_->has_paths = true;
     const uint64_t h = PathIndex::Hash(e.path);
     const uint32_t found = live_.Find(e.path, h);
@@ -156,6 +164,7 @@ class Loader {
         r.bytes = e.length;
         r.obj_size = size;
         t_->written_bytes += e.length;
+        if (t_->written_bytes > kMaxTotalBytes) return error("the bytes written add up to over 2^62");
         break;
       }
       case EventKind::kRead: {
@@ -176,6 +185,7 @@ class Loader {
         r.obj_size = size;
         ++t_->reads;
         t_->read_bytes += r.bytes;
+        if (t_->read_bytes > kMaxTotalBytes) return error("the bytes read add up to over 2^62");
         break;
       }
       case EventKind::kRename: {
@@ -215,7 +225,7 @@ class Loader {
     return Status::Ok();
   }
 
-  void Finish();
+  Status Finish(const std::string& path);
 
  private:
   uint16_t Group(const TraceEvent& e) {
@@ -230,7 +240,8 @@ class Loader {
     return last_group_ = static_cast<uint16_t>(groups.size() - 1);
   }
 
-  Status AddObjectRead(const TraceEvent& e) {
+  template <class Error>
+  Status AddObjectRead(const TraceEvent& e, const Error& error) {
     bool inserted = false;
     const uint32_t obj = ids_.FindOrInsert(e.object_id, static_cast<uint32_t>(t_->objects.size()), &inserted);
     if (inserted) {
@@ -248,6 +259,7 @@ class Loader {
     if (r.kind == RequestKind::kRead) {
       ++t_->reads;
       t_->read_bytes += r.bytes;
+      if (t_->read_bytes > kMaxTotalBytes) return error("the bytes read add up to over 2^62");
     }
     t_->requests.push_back(r);
     return Status::Ok();
@@ -390,7 +402,15 @@ Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
   return t;
 }
 
-void Loader::Finish() { FinishTrace(t_, sizes_); }
+Status Loader::Finish(const std::string& path) {
+  int64_t footprint = 0;
+  for (int64_t size : sizes_) {
+    footprint += size;  // each at most 2^50: no overflow before the check
+    if (footprint > kMaxTotalBytes) return InvalidArgument(path + ": the files' sizes add up to over 2^62 bytes");
+  }
+  FinishTrace(t_, sizes_);
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -406,7 +426,7 @@ Result<RequestTrace> LoadRequestTrace(TraceReader& reader) {
     FRUGAL_RETURN_IF_ERROR(loader.Add(ev, reader));
   }
   t.records = reader.record();
-  loader.Finish();
+  FRUGAL_RETURN_IF_ERROR(loader.Finish(reader.path()));
   return t;
 }
 

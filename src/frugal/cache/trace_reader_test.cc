@@ -126,6 +126,38 @@ TEST(CsvTrace, BadHeaderNumberAndOpAreErrors) {
   t = LoadRequestTrace(path);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("record 2 (line 3): unknown op 'fetch'"), std::string::npos);
+  // Tags the binary format could not hold are errors, not truncated.
+  write(header + "0,read,/a,0,0,100,99999999999,0,0,\n");
+  t = LoadRequestTrace(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("record 1 (line 2): pipeline 99999999999 is outside [-1, 32767]"),
+            std::string::npos)
+      << t.status().message();
+  write(header + "0,read,/a,0,0,100,0,-5,0,\n");
+  t = LoadRequestTrace(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("stage -5 is outside [-1, 254]"), std::string::npos) << t.status().message();
+  std::filesystem::remove(path);
+}
+
+TEST(RequestTrace, ByteCountsThatWouldOverflowAreErrors) {
+  const std::string path = TempPath("huge.csv");
+  auto load = [&](const std::string& rows) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(("time_us,op,path,offset,length,size,pipeline,stage,worker,new_path\n" + rows).c_str(), f);
+    std::fclose(f);
+    return LoadRequestTrace(path).status().message();
+  };
+  EXPECT_NE(load("0,read,/a,0,0,9223372036854775807,,,,\n").find("record 1: size, offset or length over 1 PiB"),
+            std::string::npos);
+  // 2^50 bytes each: 4096 reads of one file pass 2^62 read in all.
+  std::string rows;
+  for (int i = 0; i < 4100; ++i) rows += std::to_string(i) + ",read,/a,0,0,1125899906842624,,,,\n";
+  EXPECT_NE(load(rows).find("record 4097: the bytes read add up to over 2^62"), std::string::npos) << load(rows);
+  rows.clear();
+  for (int i = 0; i < 4100; ++i) rows += std::to_string(i) + ",create,/f" + std::to_string(i) + ",0,0,1125899906842624,,,,\n";
+  EXPECT_NE(load(rows).find("the files' sizes add up to over 2^62 bytes"), std::string::npos) << load(rows);
+  EXPECT_EQ(load("0,read,/a,0,0,1125899906842624,,,,\n"), "");
   std::filesystem::remove(path);
 }
 

@@ -87,6 +87,16 @@ class CsvReader : public TraceReader {
         return Error("bad number '" + std::string(f) + "' in field " + std::to_string(i + 1));
       }
     }
+    // Tags as the binary format holds them (int16 pipeline, uint8 stage
+    // with 255 for none, int32 worker); -1 = untagged.
+    const struct { const char* name; int64_t max; } tags[] = {
+        {"pipeline", 32767}, {"stage", 254}, {"worker", 2147483647}};
+    for (int t = 0; t < 3; ++t) {
+      if (v[6 + t] < -1 || v[6 + t] > tags[t].max) {
+        return Error(std::string(tags[t].name) + " " + std::to_string(v[6 + t]) + " is outside [-1, " +
+                     std::to_string(tags[t].max) + "]");
+      }
+    }
     if (!ParseEventKind(std::string(fields_[1]), &ev->kind)) {
       return Error("unknown op '" + std::string(fields_[1]) + "'");
     }
