@@ -82,6 +82,7 @@ expect_error 2 "--batch is required" advise $M --samples 1000 $P
 expect_error 1 "--deadline: must be > 0, got 0" advise $M --batch 8 --samples 1000 --deadline 0 $P
 expect_error 1 "--budget: must be a finite number, got nan" advise $M --batch 8 --samples 1000 --budget nan $P
 expect_error 1 "--epochs: must be a finite number, got inf" advise $M --batch 8 --samples 1000 --epochs inf $P
+expect_error 1 "--global-batch 1099511627776 is more samples than the whole job trains on (1000000" advise $M --batch 32 --samples 1000000 --global-batch 1099511627776 $P
 expect_error 1 "--samples: must be <= 1000000000000000, got 1e300" advise $M --batch 8 --samples 1e300 $P
 expect_error 1 "--max-instances: must be >= 1, got 0" advise $M --batch 8 --samples 1000 --max-instances 0 $P
 echo "cli_advise_test: all checks passed"

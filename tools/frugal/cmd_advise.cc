@@ -185,6 +185,12 @@ int RunAdvise(const AdviseArgs& a) {
   }
   PlanSearchJob job;
   job.samples = (a.tokens > 0 ? a.tokens / static_cast<double>(seq) : a.samples) * a.epochs;
+  if (a.global_batch > 0 && static_cast<double>(a.global_batch) > job.samples) {
+    return ReportError(InvalidArgument(fmt::format(
+        "--global-batch {} is more samples than the whole job trains on ({:.0f}: {} x --epochs {}); "
+        "one optimizer step cannot take more",
+        a.global_batch, job.samples, a.tokens > 0 ? "--tokens / sequence length" : "--samples", a.epochs)));
+  }
   if (a.global_batch > 0) job.global_batch = a.global_batch;
   PlanSearchOptions po;
   po.advise = opts;
