@@ -64,6 +64,9 @@ expect_error 1 "ceer has no linear measurements for GPU H100-SXM5-80GB" \
 expect_error 1 "bad dimension 'q=3'" perf query linear q=3 --gpu T4 --perf-model roofline
 expect_error 1 "m must be >= 1" perf query linear n=3 k=4 --gpu T4 --perf-model roofline
 expect_error 1 "unknown op 'exp'" perf query exp h=3 --gpu T4 --perf-model roofline
+expect_error 1 "dimension 'm=9223372036854775807' is over 16777216 (2^24)" perf query linear m=9223372036854775807 n=1 k=1 --gpu T4 --perf-model roofline
+expect_error 1 "dimension 'm' given twice" perf query linear m=1 m=2 n=1 k=1 --gpu T4 --perf-model roofline
+expect_error 1 "is over 68719476736 (2^36)" perf query add b=1 h=99999999999999 --gpu T4 --perf-model roofline
 expect_error 1 "no-such-gpu" perf query add b=1 h=8 --gpu no-such-gpu --perf-model roofline
 expect_error 1 "missing.ubj: no such perf model file" \
   perf query add b=1 h=8 --gpu T4 --perf-model "$TMP/missing.ubj"

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -291,6 +292,7 @@ Result<OpShape> ParseShape(const std::string& op_name,
       s.op == PerfOp::kConv ? "b cin cout kernel image stride padding"
       : s.op == PerfOp::kLinear || s.op == PerfOp::kBmm ? "b m n k"
                                                         : "b h";
+  std::set<std::string> seen;
   for (const auto& d : dims) {
     size_t eq = d.find('=');
     auto it = fields.find(d.substr(0, eq));
@@ -311,6 +313,14 @@ Result<OpShape> ParseShape(const std::string& op_name,
       s.*(it->second) = v;
     } catch (const std::exception&) {
       return InvalidArgument("bad dimension '" + d + "': not an integer");
+    }
+    // No GPU holds more: 2^24 per dim, and 2^36 elements per sample (h).
+    const int64_t max = it->first == "h" ? int64_t{1} << 36 : int64_t{1} << 24;
+    if (s.*(it->second) > max) {
+      return InvalidArgument(fmt::format("dimension '{}' is over {} (2^{})", d, max, it->first == "h" ? 36 : 24));
+    }
+    if (!seen.insert(it->first).second) {
+      return InvalidArgument(fmt::format("dimension '{}' given twice", it->first));
     }
   }
   FRUGAL_RETURN_IF_ERROR(s.Validate());
