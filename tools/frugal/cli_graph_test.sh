@@ -17,6 +17,13 @@ expect_error 1 "negative size" graph show testdata/graphs/bad_negative_size.json
 expect_error 1 "missing field 'fpgaLatency'" graph show testdata/graphs/bad_missing_field.json
 expect_error 1 "bad_truncated.json: malformed JSON" graph show testdata/graphs/bad_truncated.json
 expect_error 1 "--batch must be >= 1" graph show models/resnet50.onnx --batch 0
+expect_error 1 "--batch must be >= 1, got -1" graph show models/resnet50.onnx --batch -1
+# A flag that cannot apply to the model is an error, as for predict.
+expect_error 1 "models/resnet50.onnx: --seq applies to HF configs" graph show models/resnet50.onnx --seq 5
+expect_error 1 "models/resnet50.onnx: --head applies to HF configs" graph convert models/resnet50.onnx "$TMP/x.json" --head lm
+expect_error 1 "models/hf/bert.json: --dim applies to ONNX models' symbolic dims" graph show models/hf/bert.json --dim seq=4
+expect_error 1 "tiny.frugal.json: the graph does not record its batch, so --batch 4 cannot rescale it" \
+  graph show testdata/graphs/tiny.frugal.json --batch 4
 expect_error 1 "unknown optimizer" graph show models/resnet50.onnx --train --optimizer lion
 expect_error 2 "--optimizer requires --train" graph show models/resnet50.onnx --optimizer sgd
 expect_error 1 "unknown graph format" graph show models/resnet50.onnx --format tflite

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,8 @@ struct GraphArgs {
   std::string model;
   std::string out;
   std::string format = "auto";
-  int64_t batch = -1;  // -1 = not given
-  int64_t seq = -1;
+  std::optional<int64_t> batch;
+  std::optional<int64_t> seq;
   std::vector<std::string> dims;  // NAME=VALUE
   bool train = false;
   std::string optimizer = "adam";
@@ -57,25 +58,30 @@ void AddModelOptions(CLI::App* cmd, GraphArgs* a) {
 // receives the forward graph.
 Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward, TrainingOptions* topts,
                           Precision* precision) {
-  if (a.batch == 0 || a.batch < -1) {
-    return InvalidArgument("--batch must be >= 1, got " + std::to_string(a.batch));
-  }
-  if (a.seq == 0 || a.seq < -1) {
-    return InvalidArgument("--seq must be >= 1, got " + std::to_string(a.seq));
-  }
+  if (a.batch && *a.batch < 1) return InvalidArgument("--batch must be >= 1, got " + std::to_string(*a.batch));
+  if (a.seq && *a.seq < 1) return InvalidArgument("--seq must be >= 1, got " + std::to_string(*a.seq));
   if (!ParseOptimizer(a.optimizer, &topts->optimizer)) {
     return InvalidArgument("unknown optimizer '" + a.optimizer +
                            "' (expected sgd, momentum, adam, none)");
   }
   ImportOptions opts;
-  opts.batch = std::max<int64_t>(a.batch, 0);
-  opts.seq_len = std::max<int64_t>(a.seq, 0);
+  opts.batch = a.batch.value_or(0);
+  opts.seq_len = a.seq.value_or(0);
   FRUGAL_ASSIGN_OR_RETURN(opts.dims, ParseDims(a.dims));
   FRUGAL_ASSIGN_OR_RETURN(opts.head, ParseHeadOption(a.head));
-  FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraph(a.model, opts, a.format));
-  std::string contents;
-  if (a.precision.empty() && forward->source_format == "hf") {
-    FRUGAL_ASSIGN_OR_RETURN(contents, ReadFileToString(a.model));
+  FRUGAL_ASSIGN_OR_RETURN(const std::string contents, ReadFileToString(a.model));
+  const std::string format = a.format == "auto" ? DetectFormat(a.model, contents) : a.format;
+  // A flag that cannot apply to this kind of model is an error, not ignored.
+  FRUGAL_RETURN_IF_ERROR(CheckFormatFlags(a.model, format, a.seq.has_value(), !opts.dims.empty(), opts.head));
+  FRUGAL_ASSIGN_OR_RETURN(*forward, ImportGraphFromContents(a.model, contents, opts, a.format));
+  if (a.batch && format != "onnx" && format != "hf" && *a.batch != forward->batch) {
+    return InvalidArgument(
+        forward->batch > 0
+            ? fmt::format("{}: the graph was built for batch {}; --batch {} cannot rescale a {} graph", a.model,
+                          forward->batch, *a.batch, format)
+            : fmt::format("{}: the graph does not record its batch, so --batch {} cannot rescale it; leave "
+                          "--batch out",
+                          a.model, *a.batch));
   }
   std::vector<std::string> notes;
   FRUGAL_ASSIGN_OR_RETURN(*precision, ResolvePrecision(a.precision, forward->source_format,

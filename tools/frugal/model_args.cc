@@ -15,13 +15,34 @@ namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 24;
 
-// The importer auto-detection would pick (ImportGraph's order).
+}  // namespace
+
 std::string DetectFormat(const std::string& path, const std::string& contents) {
   for (const auto& r : Importers()) {
     if (r.factory.detect(path, contents)) return r.name;
   }
   return "auto";  // the importer reports why
 }
+
+Status CheckFormatFlags(const std::string& path, const std::string& format, bool seq, bool dims,
+                        ModelHead head) {
+  if (format != "hf" && seq) {
+    return InvalidArgument(path + ": --seq applies to HF configs" +
+                           (format == "onnx" ? "; set an ONNX model's symbolic dims with "
+                                               "--dim NAME=VALUE"
+                                             : "; this graph's sizes are fixed"));
+  }
+  if (format != "onnx" && dims) {
+    return InvalidArgument(path + ": --dim applies to ONNX models' symbolic dims" +
+                           (format == "hf" ? "; an HF config takes --seq" : ""));
+  }
+  if (format != "hf" && head != ModelHead::kAuto) {
+    return InvalidArgument(path + ": --head applies to HF configs");
+  }
+  return Status::Ok();
+}
+
+namespace {
 
 bool HasMeasuredTimes(const OpGraph& g) {
   return std::any_of(g.ops.begin(), g.ops.end(), [](const Op& op) {
@@ -187,19 +208,7 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
   if (s.resizable && a.batch == 0 && request.batch_required) {
     return Usage(path + ": --batch is required for ONNX and HF models");
   }
-  if (s.format != "hf" && a.seq > 0) {
-    return InvalidArgument(path + ": --seq applies to HF configs" +
-                           (s.format == "onnx" ? "; set an ONNX model's symbolic dims with "
-                                                 "--dim NAME=VALUE"
-                                               : "; this graph's sizes are fixed"));
-  }
-  if (s.format != "onnx" && !dims.empty()) {
-    return InvalidArgument(path + ": --dim applies to ONNX models' symbolic dims" +
-                           (s.format == "hf" ? "; an HF config takes --seq" : ""));
-  }
-  if (s.format != "hf" && head != ModelHead::kAuto) {
-    return InvalidArgument(path + ": --head applies to HF configs");
-  }
+  FRUGAL_RETURN_IF_ERROR(CheckFormatFlags(path, s.format, a.seq > 0, !dims.empty(), head));
   ImportOptions io;
   io.batch = s.resizable ? a.batch : 0;
   io.seq_len = a.seq;

@@ -56,6 +56,16 @@ void AddModelArgs(CLI::App* cmd, ModelArgs* a);
 void AddHeadOption(CLI::App* cmd, std::string* head);
 Result<ModelHead> ParseHeadOption(const std::string& head);
 
+// The importer auto-detection would pick for `path` (ImportGraph's
+// order), or "auto" when none does (the importer then says why).
+std::string DetectFormat(const std::string& path, const std::string& contents);
+
+// The flags only one kind of model takes (--seq and --head: HF configs;
+// --dim: ONNX symbolic dims): an error naming `path` when one was given
+// (`seq`, `dims`, a head other than auto) for a model of another format.
+Status CheckFormatFlags(const std::string& path, const std::string& format, bool seq, bool dims,
+                        ModelHead head);
+
 // --dim NAME=VALUE strings into ImportOptions::dims: names once each,
 // values integers in [1, 2^24].
 Result<std::map<std::string, int64_t>> ParseDims(const std::vector<std::string>& dims);
