@@ -70,6 +70,10 @@ if [ -f ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv ]; th
   "$FRUGAL" share plan "$TMP/w1.json" --gpus 8 > /dev/null || fail "plan of a generated workload"
 fi
 expect_error 1 "no/such.csv" share workload --workload mixed --trace no/such.csv
+# Flags of the generator cannot apply to a JOBS.json; a precision must be one.
+expect_error 2 "--services applies to --workload mixed" share simulate $D/jobs_small.json --services 3
+expect_error 2 "--trace applies to --workload mixed" share simulate $D/jobs_small.json --trace /dev/zero
+expect_error 2 "unknown --precision 'bogus'" share plan $D/jobs_small.json --gpus 2 --precision bogus
 
 # Bad input: one line naming the file and the problem.
 expect_error 1 "jobs_malformed.json:4: malformed JSON" share plan $D/jobs_malformed.json --gpus 2

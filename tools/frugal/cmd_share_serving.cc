@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "frugal/base/file_io.h"
+#include "frugal/plan/precision.h"
 #include "frugal/share/fitted_slowdown.h"
 #include "frugal/share/jobs_json.h"
 #include "frugal/share/plan.h"
@@ -33,6 +34,7 @@ struct CommonArgs {
   double min_speed = 0.8;
   double headroom = 0.9;
   const CLI::Option* min_speed_opt = nullptr;  // to tell a given flag from its default
+  std::vector<const CLI::Option*> mixed_opts;  // --services, --training-per-hour, --trace
   const CLI::Option* headroom_opt = nullptr;
   std::string interference;  // fitted model file, "analytic", or "" (bundled)
   std::string precision;     // refused unless fp32: see Load
@@ -50,14 +52,15 @@ void AddCommon(CLI::App* c, CommonArgs* a, bool gen) {
                 "Only fp32: the jobs' models are priced from JOBS.json in fp32");
   if (gen) {
     c->add_option("--workload", a->workload, "Generated workload: mixed");
-    c->add_option("--services", a->services, "mixed: inference services")
-        ->capture_default_str()->check(IntIn(0, 200));
-    c->add_option("--training-per-hour", a->training_per_hour,
-                  "mixed: mean training-job arrivals per hour")
-        ->capture_default_str()->check(NumberIn(0, 200));
-    c->add_option("--trace", a->trace,
-                  "mixed: Alibaba pod list whose lifetimes give training durations "
-                  "(default: ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv)");
+    a->mixed_opts = {
+        c->add_option("--services", a->services, "mixed: inference services")
+            ->capture_default_str()->check(IntIn(0, 200)),
+        c->add_option("--training-per-hour", a->training_per_hour,
+                      "mixed: mean training-job arrivals per hour")
+            ->capture_default_str()->check(NumberIn(0, 200)),
+        c->add_option("--trace", a->trace,
+                      "mixed: Alibaba pod list whose lifetimes give training durations "
+                      "(default: ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv)")};
   }
 }
 
@@ -98,6 +101,11 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
   // The services' batch-latency and the training jobs' iteration tables are
   // built from each job's model entry, in fp32; one flag cannot say which
   // job runs in which precision.
+  Precision p;
+  if (!a.precision.empty() && !ParsePrecision(a.precision, &p)) {
+    return InvalidArgument(std::string(kUsagePrefix) + "unknown --precision '" + a.precision + "' (expected " +
+                           PrecisionList() + ")");
+  }
   if (!a.precision.empty() && a.precision != "fp32") {
     return InvalidArgument("--precision " + a.precision +
                            ": share prices every job's model in fp32 (per-job precision is "
@@ -117,6 +125,12 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
     return InvalidArgument(std::string(kUsagePrefix) + "give JOBS.json or --workload, not both");
   }
   if (!a.jobs.empty()) {
+    for (const CLI::Option* o : a.mixed_opts) {
+      if (o->count() > 0) {
+        return InvalidArgument(std::string(kUsagePrefix) + o->get_name() +
+                               " applies to --workload mixed; JOBS.json lists its own jobs");
+      }
+    }
     FRUGAL_ASSIGN_OR_RETURN(e->w, ReadJobsJson(a.jobs));
     e->source = a.jobs;
   } else if (a.workload == "mixed") {
