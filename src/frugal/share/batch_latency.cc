@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "frugal/graph/importer.h"
 #include "frugal/graph/training.h"
 #include "frugal/perf/iteration.h"
@@ -78,6 +80,12 @@ Result<StepCost> CostCache::Price(const std::string& model, bool training, int64
   io.seq_len = seq;  // 0: the model's own
   Result<OpGraph> g = ImportGraph(path, io);
   if (!g.ok()) return g.status();
+  // A sequence length only an HF config is built at; any other model keeps
+  // its own sizes, so a seq it did not take is an error, not ignored.
+  if (seq > 0 && g->seq_len != seq) {
+    return InvalidArgument(fmt::format("{}: seq {} cannot apply (only HF configs are built at a sequence length)",
+                                       path, seq));
+  }
   OpGraph step;
   if (training) {
     if (g->IsTraining()) {

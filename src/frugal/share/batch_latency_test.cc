@@ -47,6 +47,14 @@ TEST(CostCache, UnknownModelListsTheBundledOnes) {
   EXPECT_FALSE(c.Inference("missing/file.onnx", 1, 0, Gpu("T4")).ok());
 }
 
+TEST(CostCache, ASeqOnlyAnHfConfigTakesIsAnError) {
+  CostCache c(Roofline());
+  auto r = c.Inference("resnet50", 1, 128, Gpu("T4"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("seq 128 cannot apply"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(c.Inference("bert", 1, 64, Gpu("T4")).ok());
+}
+
 TEST(ModelFamily, LeadingLetters) {
   EXPECT_EQ(ModelFamily("resnet50"), "resnet");
   EXPECT_EQ(ModelFamily("models/hf/gpt2_med.json"), "gpt");

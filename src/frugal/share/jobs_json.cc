@@ -178,6 +178,7 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
   if (j.contains("format") && j["format"] != kJobsFormat) {
     return r.Error("$.format", std::string("expected \"") + kJobsFormat + "\"");
   }
+  if (j.contains("version") && j["version"] != 1) return r.Error("$.version", "expected 1 (the only version)");
   Workload w;
   FRUGAL_RETURN_IF_ERROR(r.Number(j, "$", "horizon_s", 1, false, &w.horizon_s));
   if (w.horizon_s > kMaxTimeS) return r.Error("$.horizon_s", "above a year (31536000 s)");
@@ -218,6 +219,9 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
       FRUGAL_RETURN_IF_ERROR(r.Number(s, where, "max_queue_delay_ms", 0, false, &v.max_queue_delay_ms));
       FRUGAL_RETURN_IF_ERROR(r.Number(s, where, "slo_p99_ms", 0, true, &v.slo_p99_ms));
       if (v.slo_p99_ms <= 0) return r.Error(where + ".slo_p99_ms", "must be > 0");
+      if (v.max_queue_delay_ms > kMaxTimeS * 1e3) {
+        return r.Error(where + ".max_queue_delay_ms", "above a year (31536000000 ms)");
+      }
       if (!s.contains("arrivals")) return r.Error(where, "missing field 'arrivals'");
       FRUGAL_RETURN_IF_ERROR(r.Arrivals(s["arrivals"], where + ".arrivals", &v.arrivals));
       v.end_s = w.horizon_s;

@@ -70,6 +70,10 @@ TEST(JobsJson, BadFieldsNameTheirPath) {
   EXPECT_NE(bad("\"name\": \"b\"", "\"name\": \"r\"").find("duplicate"), std::string::npos);
   EXPECT_NE(bad("\"gpu_util\": 0.7", "\"gpu_util\": 1.5").find("gpu_util"), std::string::npos);
   EXPECT_NE(bad("\"poisson\"", "\"gamma\"").find("unknown kind"), std::string::npos);
+  EXPECT_NE(bad("\"version\": 1", "\"version\": 2").find("$.version: expected 1"), std::string::npos);
+  EXPECT_NE(bad("\"slo_p99_ms\": 40", "\"slo_p99_ms\": 40, \"max_queue_delay_ms\": 1e308")
+                .find("$.services[0].max_queue_delay_ms: above a year"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("[]").find("expected an object"), std::string::npos);
   EXPECT_NE(ErrorOf("{}").find("no services"), std::string::npos);
 }
