@@ -13,6 +13,10 @@ expect_error 1 "--cache-gbps: must be > 0, got -1" cache simulate $C --cache-gbp
 expect_error 1 "--compute-gbps: must be a finite number, got inf" cache simulate $C --compute-gbps inf
 expect_error 1 "--threads: must be >= 0, got -1" cache simulate $C --threads -1
 expect_error 1 "--repeat: must be >= 1, got 0" cache speed $C --repeat 0
+# Every --seed is unsigned: -1 is an error, not 2^64 - 1.
+expect_error 1 "--seed: must be an integer >= 0, got -1" cache simulate $C --seed -1
+expect_error 1 "--seed: must be an integer >= 0, got -1" share plan testdata/share/jobs_small.json --gpus 2 --seed -1
+expect_error 1 "--seed: must be an integer >= 0, got -7" place $M --batch 1 --gpus 2 --seed -7
 
 # perf: training knobs and query dims.
 expect_error 1 "--eta: must be > 0, got 0" perf train --out "$TMP/m.ubj" --eta 0

@@ -25,6 +25,19 @@ constexpr RegistryRow<VerbSetup> kVerbs[] = {
     {"demo", "All four systems on bundled data: a summary and an HTML report", &SetupDemo},
 };
 
+// Every --seed is an unsigned integer; CLI11 would wrap "-1" to 2^64 - 1.
+void CheckSeeds(CLI::App* app) {
+  for (CLI::Option* o : app->get_options()) {
+    if (!o->check_lname("seed")) continue;
+    o->check(CLI::Validator(
+        [](std::string& v) {
+          return !v.empty() && v[0] == '-' ? "must be an integer >= 0, got " + v : std::string();
+        },
+        ""));
+  }
+  for (CLI::App* sub : app->get_subcommands({})) CheckSeeds(sub);
+}
+
 }  // namespace
 }  // namespace frugal::cli
 
@@ -40,6 +53,7 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(verb.name, verb.help);
     verb.factory(*sub, &exit_code);
   }
+  frugal::cli::CheckSeeds(&app);
   // Errors print one line: "frugal: error: ...". A value a check rejects
   // (`--gpus 0`) is a bad value, exit 1; other parse errors (unknown flag,
   // missing argument, text that is no number) are usage errors, exit 2.
