@@ -1,5 +1,9 @@
 #include "frugal/graph/graph_json.h"
 
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
 #include "frugal/base/file_io.h"
 
 namespace frugal {
@@ -36,6 +40,18 @@ class Reader {
     if (it == obj.end()) {
       if (!required) return Status::Ok();
       return InvalidArgument(what_ + ": missing field '" + key + "'");
+    }
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann would truncate an out-of-range integer or cast a float.
+      const bool fits = it->is_number_unsigned()
+                            ? it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                            : it->is_number_integer() && it->get<int64_t>() >= std::numeric_limits<T>::min() &&
+                                  it->get<int64_t>() <= std::numeric_limits<T>::max();
+      if (!fits) {
+        return InvalidArgument(what_ + ": field '" + key + "' is " + it->dump() + ", not an integer in [" +
+                               std::to_string(std::numeric_limits<T>::min()) + ", " +
+                               std::to_string(std::numeric_limits<T>::max()) + "]");
+      }
     }
     try {
       *out = it->get<T>();
@@ -143,6 +159,7 @@ Result<OpGraph> GraphFromJson(const json& j, const std::string& what) {
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "ops", &ops));
   FRUGAL_RETURN_IF_ERROR(r.Get(j, "edges", &edges));
   if (!ops.is_array() || !edges.is_array()) return r.Bad("'ops' and 'edges' must be arrays");
+  if (ops.empty()) return r.Bad("'ops' is empty: there is nothing to price");
   for (size_t i = 0; i < ops.size(); ++i) {
     r.SetWhat(what + ": op " + std::to_string(i));
     const json& o = ops[i];

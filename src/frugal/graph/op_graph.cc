@@ -41,6 +41,7 @@ Status CheckOp(const OpGraph& g, int i) {
   if (BadNumber(op.flops) || op.flops < 0) return fail("negative or NaN FLOPs");
   if (op.flops > kMaxSaneFlops) return fail("absurd FLOP count");
   if (op.param_count < 0 || op.param_bytes < 0) return fail("negative parameter count");
+  if (static_cast<double>(op.param_count) > kMaxSaneBytes) return fail("absurd parameter count (over 1e15)");
   if (op.bytes_read < 0 || op.bytes_written < 0) return fail("negative byte count");
   if (op.bytes_read > kMaxSaneBytes || op.bytes_written > kMaxSaneBytes ||
       op.param_bytes > kMaxSaneBytes) {
@@ -122,7 +123,15 @@ Status OpGraph::Validate() const {
     return InvalidArgument("negative or NaN device memory size");
   }
   if (batch < 0 || seq_len < 0) return InvalidArgument("negative batch or sequence length");
-  for (int i = 0; i < num_ops(); ++i) FRUGAL_RETURN_IF_ERROR(CheckOp(*this, i));
+  // Totals stay far inside int64 (each op's figures are bounded above).
+  double params = 0, bytes = 0;
+  for (int i = 0; i < num_ops(); ++i) {
+    FRUGAL_RETURN_IF_ERROR(CheckOp(*this, i));
+    params += static_cast<double>(ops[i].param_count);
+    bytes += static_cast<double>(ops[i].param_bytes) + static_cast<double>(ops[i].bytes_read) +
+             static_cast<double>(ops[i].bytes_written);
+  }
+  if (params > kMaxSaneBytes || bytes > 1e18) return InvalidArgument("absurd parameter or byte totals over all ops");
   for (size_t e = 0; e < edges.size(); ++e) {
     const Edge& edge = edges[e];
     std::string label = "edge " + std::to_string(e) + " (" +

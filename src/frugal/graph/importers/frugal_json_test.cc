@@ -67,6 +67,20 @@ TEST(FrugalJsonImporter, RejectsMissingFieldsAndBadValues) {
   EXPECT_NE(r.status().message().find("unsupported version"), std::string::npos);
   r = from(head + R"("ops": "nope", "edges": []})");
   EXPECT_FALSE(r.ok());
+  // Absurd integers: out of the field's range (not truncated), a float
+  // where an integer belongs, a count no model has; and an empty graph.
+  auto op = [&](const std::string& field) {
+    return from(head + R"("ops": [{"name": "a", "kind": "relu", )" + field + "}], \"edges\": []}")
+        .status()
+        .message();
+  };
+  EXPECT_NE(op(R"("forward_op": 9223372036854775807)").find("field 'forward_op' is 9223372036854775807, not an integer"),
+            std::string::npos);
+  EXPECT_NE(op(R"("param_count": 1e308)").find("field 'param_count' is 1e+308, not an integer"), std::string::npos);
+  EXPECT_NE(op(R"("param_count": 9223372036854775807)").find("absurd parameter count"), std::string::npos);
+  EXPECT_NE(op(R"("bytes_read": 18446744073709551615)").find("not an integer"), std::string::npos);
+  EXPECT_NE(from(head + R"("ops": [], "edges": []})").status().message().find("'ops' is empty"),
+            std::string::npos);
 }
 
 }  // namespace
