@@ -282,7 +282,9 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
       have_header = true;
       ncols = fields.size();
       for (size_t i = 0; i < fields.size(); ++i) {
-        index.emplace(Lower(Trim(fields[i])), static_cast<int>(i));
+        if (!index.emplace(Lower(Trim(fields[i])), static_cast<int>(i)).second) {
+          return error(fmt::format("column '{}' appears twice in the header", Trim(fields[i])));
+        }
       }
       col_op = FindColumn(index, "OPName|op");
       col_lat = FindColumn(index, "Latency|Latency (ms)|latency_ms");
@@ -304,6 +306,10 @@ Result<Dataset> LoadTimingCsv(const std::string& path) {
     std::string lat = Trim(fields[col_lat]);
     if (!ParseDouble(lat, &s.latency_ms) || s.latency_ms <= 0) {
       return error(fmt::format("latency '{}' is not a positive number", lat));
+    }
+    // Under a nanosecond no kernel runs; over 1e9 ms (11 days) is no op time.
+    if (s.latency_ms < 1e-6 || s.latency_ms > 1e9) {
+      return error(fmt::format("latency '{}' ms is outside [1e-6, 1e9]", lat));
     }
     s.device = Trim(fields[col_dev]);
     if (s.device.empty()) return error("empty Device");
