@@ -120,5 +120,8 @@ run unk perf query linear m=8 n=8 k=8 --gpu H100-NVL --perf-model roofline
 expect_one_line_error unk "closest: H100-"
 grep -q "K80" "$TMP/unk.err" && fail "unknown GPU lists K80: $(cat "$TMP/unk.err")"
 
+# --provider filters instances; with --gpus there are none to filter.
+expect_error 2 "--gpus excludes --provider" catalog list --gpus --provider aws
+
 echo "cli_catalog_test: all checks passed"
 exit 0

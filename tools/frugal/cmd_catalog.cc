@@ -114,7 +114,8 @@ void SetupCatalog(CLI::App& sub, int* exit_code) {
   gpus->excludes(instances);
   list->add_option("--provider", flags->provider,
                    "Only instances of this cloud")
-      ->check(CLI::IsMember({"aws", "gcp", "azure"}));
+      ->check(CLI::IsMember({"aws", "gcp", "azure"}))
+      ->excludes(gpus);  // --gpus lists no instances to filter
   list->add_option("--catalog", flags->catalog,
                    "Catalog directory or JSON file (default: $FRUGAL_CATALOG, "
                    "$FRUGAL_DATA_DIR/catalog, or the bundled data/catalog)");

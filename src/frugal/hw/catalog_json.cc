@@ -12,6 +12,15 @@
 namespace frugal {
 namespace {
 
+// Upper bounds on the catalog's figures, far above any GPU or instance
+// sold, so that a typo (1e308) is an error rather than a confident answer.
+constexpr double kMaxMemGib = 4096;
+constexpr double kMaxGbps = 1e5;  // 100 TB/s
+constexpr double kMaxTflops = 1e5;
+constexpr double kMaxWatts = 1e4;
+constexpr double kMaxGpusPerInstance = 1024;
+constexpr double kMaxUsdPerHour = 1e4;
+
 using nlohmann::json;
 
 constexpr int kSchemaVersion = 1;
@@ -65,6 +74,15 @@ class FieldReader {
     return Status::Ok();
   }
 
+  // A finite number in [min, max] (no GPU or instance has more or less).
+  Status Number(const char* key, bool required, std::optional<double>* out, double max, double min = 0) {
+    FRUGAL_RETURN_IF_ERROR(Number(key, required, out));
+    if (*out && (**out > max || **out < min)) {
+      return Error(fmt::format("{} must be in [{}, {}], got {}", key, min, max, **out));
+    }
+    return Status::Ok();
+  }
+
   // A positive, finite number.
   Status Number(const char* key, bool required, std::optional<double>* out) {
     const json* v = Get(key);
@@ -84,19 +102,19 @@ class FieldReader {
     return Status::Ok();
   }
 
-  Status RequiredNumber(const char* key, double* out) {
+  Status RequiredNumber(const char* key, double* out, double max, double min) {
     std::optional<double> v;
-    FRUGAL_RETURN_IF_ERROR(Number(key, true, &v));
+    FRUGAL_RETURN_IF_ERROR(Number(key, true, &v, max, min));
     *out = *v;
     return Status::Ok();
   }
 
-  // A positive whole number.
-  Status Int(const char* key, bool required, std::optional<int>* out) {
+  // A positive whole number, at most `max`.
+  Status Int(const char* key, bool required, std::optional<int>* out, double max = 1e9) {
     std::optional<double> d;
-    FRUGAL_RETURN_IF_ERROR(Number(key, required, &d));
+    FRUGAL_RETURN_IF_ERROR(Number(key, required, &d, max));
     if (!d) return Status::Ok();
-    if (*d != std::floor(*d) || *d > 1e9) {
+    if (*d != std::floor(*d)) {
       return Error(std::string(key) + " must be a whole number, got " +
                    fmt::format("{}", *d));
     }
@@ -200,8 +218,8 @@ Status ParseMigProfiles(const json* v, const std::string& where, GpuSpec* g) {
     MigProfile p;
     std::optional<int> compute, memory;
     FRUGAL_RETURN_IF_ERROR(r.String("name", true, &p.name));
-    FRUGAL_RETURN_IF_ERROR(r.Int("compute_slices", true, &compute));
-    FRUGAL_RETURN_IF_ERROR(r.Int("memory_slices", true, &memory));
+    FRUGAL_RETURN_IF_ERROR(r.Int("compute_slices", true, &compute, 64));
+    FRUGAL_RETURN_IF_ERROR(r.Int("memory_slices", true, &memory, 64));
     FRUGAL_RETURN_IF_ERROR(r.CheckNoUnknownFields());
     if (*compute < 1 || *compute > 7) return r.Error("compute_slices must be 1..7");
     if (*memory < 1 || *memory > 8) return r.Error("memory_slices must be 1..8");
@@ -229,23 +247,23 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   }
   FRUGAL_RETURN_IF_ERROR(r.StringList("aliases", &g.aliases));
   FRUGAL_RETURN_IF_ERROR(r.StringList("default_for", &g.default_for));
-  FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_gib", &g.mem_gib));
-  FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_bw_gbps", &g.mem_bw_gbps));
-  FRUGAL_RETURN_IF_ERROR(r.Number("fp32_tflops", false, &g.fp32_tflops));
+  FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_gib", &g.mem_gib, kMaxMemGib, 0.01));
+  FRUGAL_RETURN_IF_ERROR(r.RequiredNumber("mem_bw_gbps", &g.mem_bw_gbps, kMaxGbps, 1));
+  FRUGAL_RETURN_IF_ERROR(r.Number("fp32_tflops", false, &g.fp32_tflops, kMaxTflops, 1e-3));
   FRUGAL_RETURN_IF_ERROR(
-      r.Number("fp16_tensor_tflops", false, &g.fp16_tensor_tflops));
+      r.Number("fp16_tensor_tflops", false, &g.fp16_tensor_tflops, kMaxTflops));
   FRUGAL_RETURN_IF_ERROR(
-      r.Number("bf16_tensor_tflops", false, &g.bf16_tensor_tflops));
+      r.Number("bf16_tensor_tflops", false, &g.bf16_tensor_tflops, kMaxTflops));
   FRUGAL_RETURN_IF_ERROR(
-      r.Number("tf32_tensor_tflops", false, &g.tf32_tensor_tflops));
-  FRUGAL_RETURN_IF_ERROR(r.Int("sm_count", false, &g.sm_count));
-  FRUGAL_RETURN_IF_ERROR(r.Number("l2_mib", false, &g.l2_mib));
-  FRUGAL_RETURN_IF_ERROR(r.Int("boost_clock_mhz", false, &g.boost_clock_mhz));
-  FRUGAL_RETURN_IF_ERROR(r.Number("nvlink_gbps", false, &g.nvlink_gbps));
-  FRUGAL_RETURN_IF_ERROR(r.Int("pcie_gen", false, &g.pcie_gen));
-  FRUGAL_RETURN_IF_ERROR(r.Number("tdp_w", false, &g.tdp_w));
+      r.Number("tf32_tensor_tflops", false, &g.tf32_tensor_tflops, kMaxTflops));
+  FRUGAL_RETURN_IF_ERROR(r.Int("sm_count", false, &g.sm_count, 10000));
+  FRUGAL_RETURN_IF_ERROR(r.Number("l2_mib", false, &g.l2_mib, kMaxMemGib * 1024));
+  FRUGAL_RETURN_IF_ERROR(r.Int("boost_clock_mhz", false, &g.boost_clock_mhz, 10000));
+  FRUGAL_RETURN_IF_ERROR(r.Number("nvlink_gbps", false, &g.nvlink_gbps, kMaxGbps));
+  FRUGAL_RETURN_IF_ERROR(r.Int("pcie_gen", false, &g.pcie_gen, 10));
+  FRUGAL_RETURN_IF_ERROR(r.Number("tdp_w", false, &g.tdp_w, kMaxWatts));
   FRUGAL_RETURN_IF_ERROR(r.Number("sustained_fp32_gemm_tflops", false,
-                                  &g.sustained_fp32_gemm_tflops));
+                                  &g.sustained_fp32_gemm_tflops, kMaxTflops));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
   FRUGAL_RETURN_IF_ERROR(ParseMigProfiles(r.Get("mig_profiles"), where, &g));
 
@@ -266,15 +284,15 @@ Result<InstanceSpec> ParseInstance(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.String("provider", true, &provider));
   FRUGAL_RETURN_IF_ERROR(r.String("family", false, &inst.family));
   FRUGAL_RETURN_IF_ERROR(r.String("gpu", true, &inst.gpu));
-  FRUGAL_RETURN_IF_ERROR(r.Int("gpu_count", true, &gpu_count));
-  FRUGAL_RETURN_IF_ERROR(r.Int("vcpus", false, &inst.vcpus));
-  FRUGAL_RETURN_IF_ERROR(r.Number("ram_gib", false, &inst.ram_gib));
+  FRUGAL_RETURN_IF_ERROR(r.Int("gpu_count", true, &gpu_count, kMaxGpusPerInstance));
+  FRUGAL_RETURN_IF_ERROR(r.Int("vcpus", false, &inst.vcpus, 100000));
+  FRUGAL_RETURN_IF_ERROR(r.Number("ram_gib", false, &inst.ram_gib, kMaxMemGib * 1024));
   FRUGAL_RETURN_IF_ERROR(
-      r.Number("network_gbit_per_s", false, &inst.network_gbit_per_s));
+      r.Number("network_gbit_per_s", false, &inst.network_gbit_per_s, kMaxGbps * 8));
   FRUGAL_RETURN_IF_ERROR(r.Bool("network_burst", &inst.network_burst));
   FRUGAL_RETURN_IF_ERROR(r.String("interconnect", false, &interconnect));
   FRUGAL_RETURN_IF_ERROR(
-      r.Number("price_usd_per_hour", false, &inst.price_usd_per_hour));
+      r.Number("price_usd_per_hour", false, &inst.price_usd_per_hour, kMaxUsdPerHour));
   bool priced = inst.price_usd_per_hour.has_value();
   FRUGAL_RETURN_IF_ERROR(r.String("price_region", priced, &inst.price_region));
   FRUGAL_RETURN_IF_ERROR(r.Date("price_date", priced, &inst.price_date));

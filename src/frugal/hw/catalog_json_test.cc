@@ -187,6 +187,21 @@ TEST_F(CatalogFileTest, RejectsNegativeZeroAndNonNumbers) {
   ExpectRejected(doc, "\"T4\": tdp_w must be a positive number");
 }
 
+TEST_F(CatalogFileTest, RejectsFiguresNoGpuOrInstanceHas) {
+  json doc = TinyCatalog();
+  doc["gpus"][0]["mem_gib"] = 1e308;
+  ExpectRejected(doc, "mem_gib must be in [0.01, 4096], got 1e+308");
+  doc = TinyCatalog();
+  doc["gpus"][0]["mem_bw_gbps"] = 1e-300;
+  ExpectRejected(doc, "mem_bw_gbps must be in [1, 100000]");
+  doc = TinyCatalog();
+  doc["instances"][0]["gpu_count"] = 1000000;
+  ExpectRejected(doc, "gpu_count must be in [0, 1024], got 1000000");
+  doc = TinyCatalog();
+  doc["instances"][0]["price_usd_per_hour"] = 1e308;
+  ExpectRejected(doc, "price_usd_per_hour must be in [0, 10000]");
+}
+
 TEST_F(CatalogFileTest, RejectsFigureWithoutSource) {
   json doc = TinyCatalog();
   doc["gpus"][1].erase("source");
