@@ -10,6 +10,10 @@ expect_error 1 "bad_truncated.bin: truncated oracleGeneral trace" cache simulate
 expect_error 1 "bad_unsorted.csv: record 3: time 10 us is before" cache simulate testdata/cache/bad_unsorted.csv
 expect_error 1 "bad_negative_size.csv: record 2: negative size -5" cache simulate testdata/cache/bad_negative_size.csv
 expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv --size 0
+expect_error 1 "bad cache size 'nan%': not a finite number" cache simulate testdata/cache/tiny.csv --size nan%
+expect_error 2 "--no-stream applies to oracleGeneral traces" cache simulate testdata/cache/tiny.csv --no-stream
+printf 'time_us,op,path,offset,length,size,pipeline,stage,worker,new_path\n' >"$TMP/header_only.csv"
+expect_error 1 "header_only.csv: the trace touches no bytes" cache simulate "$TMP/header_only.csv"
 expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv --size 0%
 expect_error 1 "bad cache size 'lots'" cache simulate testdata/cache/tiny.csv --size lots
 expect_error 1 "unknown policy 'mru'" cache simulate testdata/cache/tiny.csv --policy mru

@@ -38,6 +38,11 @@ expect_error 1 "testdata/share" share frag --pods testdata/share --nodes $N
 expect_error 1 "nope.csv" share frag --pods nope.csv --nodes $N
 expect_error 1 "unknown policy 'lru'" share frag --pods $P --nodes $N --policy lru
 expect_error 1 "--seeds: bad range '9-3'" share frag --pods $P --nodes $N --seeds 9-3
+expect_error 2 "--seeds: bad seed 'abc'" share frag --pods $P --nodes $N --seeds abc
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,1000000,0,\n' >"$TMP/cpu_nodes.csv"
+expect_error 1 "cpu_nodes.csv: no node has a GPU" share frag --pods $P --nodes "$TMP/cpu_nodes.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1000,1,0,0\n' >"$TMP/cpu_pods.csv"
+expect_error 1 "cpu_pods.csv: no pod requests a GPU" share frag --pods "$TMP/cpu_pods.csv" --nodes $N
 expect_error 1 "--tie-break" share frag --pods $P --nodes $N --tie-break worst
 expect_error 1 "filter order 'parallel:17'" share frag --pods $P --nodes $N --filter-order parallel:17
 expect_error 1 "filter order 'serial'" share frag --pods $P --nodes $N --filter-order serial

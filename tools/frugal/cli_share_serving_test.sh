@@ -70,6 +70,8 @@ if [ -f ../shared/data/traces/alibaba-gpu-v2023/openb_pod_list_default.csv ]; th
   "$FRUGAL" share plan "$TMP/w1.json" --gpus 8 > /dev/null || fail "plan of a generated workload"
 fi
 expect_error 1 "no/such.csv" share workload --workload mixed --trace no/such.csv
+expect_error 1 "leave the mixed workload without jobs" share workload --workload mixed --services 0 --training-per-hour 0 --out "$TMP/w0.json"
+[ ! -e "$TMP/w0.json" ] || fail "an empty mixed workload was written"
 # Flags of the generator cannot apply to a JOBS.json; a precision must be one.
 expect_error 2 "--services applies to --workload mixed" share simulate $D/jobs_small.json --services 3
 expect_error 2 "--trace applies to --workload mixed" share simulate $D/jobs_small.json --trace /dev/zero

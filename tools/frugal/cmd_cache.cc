@@ -163,6 +163,9 @@ int PrintSimulation(const SimulateArgs& a, const RequestTrace& t, int64_t reques
 
 int RunSimulate(const SimulateArgs& a) {
   const std::vector<std::string> policies = SplitCommas(a.policy);
+  if (a.no_stream && (a.format == "auto" ? GuessTraceFormat(a.trace) : a.format) != "oracle") {
+    return ReportUsage("--no-stream applies to oracleGeneral traces (only they are ever streamed)");
+  }
   if (!a.no_stream && !a.breakdown_given &&
       CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
     SimulationOptions o;
@@ -178,6 +181,9 @@ int RunSimulate(const SimulateArgs& a) {
   Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
   if (!t.ok()) return ReportError(t.status());
   const double load_s = SecondsSince(load_start);
+  if (t->footprint_bytes == 0) {
+    return ReportError(InvalidArgument(a.trace + ": the trace touches no bytes (no reads or writes of any size)"));
+  }
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
   if (!sizes.ok()) return ReportError(sizes.status());
   Result<Breakdown> breakdown = Breakdown{};

@@ -59,7 +59,9 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
     const size_t dash = part.find('-');
     uint64_t a = 0, b = 0;
     if (dash == std::string_view::npos) {
-      if (!num(part, &a)) return InvalidArgument("--seeds: bad seed '" + std::string(part) + "'");
+      if (!num(part, &a)) {
+        return InvalidArgument(std::string(kUsagePrefix) + "--seeds: bad seed '" + std::string(part) + "'");
+      }
       b = a;
     } else if (!num(part.substr(0, dash), &a) || !num(part.substr(dash + 1), &b) || b < a) {
       return InvalidArgument("--seeds: bad range '" + std::string(part) + "'");
@@ -188,6 +190,8 @@ int RunFrag(FragArgs a) {
       std::fflush(stderr);
     };
   }
+  o.nodes_source = a.nodes;
+  o.pods_source = a.pods;
   auto r = share::RunFragExperiment(*nodes, *pods, o);
   if (!r.ok()) return ReportError(r.status());
   const nlohmann::json j = ToJson(a, o, *r, models);

@@ -156,7 +156,7 @@ int RunEval(const InterferenceArgs& a) {
   o.pool_gpus = !a.per_gpu;
   o.trees = a.trees;
   Result<EvalResult> r = EvaluateHoldout(d->set.samples, &d->gpus, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return ReportError(r.status().WithPrefix(d->set.source));
 
   nlohmann::json rows = nlohmann::json::array();
   for (const GroupScore& s : r->per_gpu) {

@@ -134,6 +134,9 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
     FRUGAL_ASSIGN_OR_RETURN(e->w, ReadJobsJson(a.jobs));
     e->source = a.jobs;
   } else if (a.workload == "mixed") {
+    if (a.services == 0 && a.training_per_hour == 0) {
+      return InvalidArgument("--services 0 and --training-per-hour 0 leave the mixed workload without jobs");
+    }
     MixedOptions mo;
     mo.seed = a.seed;
     mo.services = a.services;

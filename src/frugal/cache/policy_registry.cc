@@ -34,8 +34,7 @@ Result<std::unique_ptr<CachePolicy>> MakePolicy(const std::string& name,
                                                 const PolicyOptions& options) {
   const auto* row = FindRow(Policies(), name);
   if (row == nullptr) {
-    return InvalidArgument("unknown policy '" + name + "' (expected " + RowNames(Policies()) +
-                           ", or all)");
+    return InvalidArgument("unknown policy '" + name + "' (expected " + RowNames(Policies()) + ")");
   }
   if (options.capacity_bytes <= 0) {
     return InvalidArgument("cache size must be > 0 bytes, got " +

@@ -29,6 +29,7 @@ Result<int64_t> ParseOneSize(const std::string& item, int64_t footprint) {
   if (ec != std::errc() || p == item.data()) {
     return InvalidArgument(bad + " (expected e.g. 10%, 536870912 or 512MiB)");
   }
+  if (!std::isfinite(value)) return InvalidArgument(bad + ": not a finite number");
   const std::string unit(p, item.data() + item.size());
   double bytes;
   if (unit == "%") {

@@ -106,6 +106,24 @@ TEST(FrugalBinaryTrace, BadMagicIsAnError) {
   EXPECT_NE(r.status().message().find("bad magic"), std::string::npos);
 }
 
+TEST(FrugalBinaryTrace, AHeaderOfAnotherVersionOrRecordSizeSaysWhich) {
+  const std::string path = TempPath("hdr.frt");
+  auto open_with = [&](uint32_t version, uint32_t record_bytes) {
+    unsigned char h[48] = {'F', 'R', 'U', 'G', 'A', 'L', 'T', 'R'};
+    std::memcpy(h + 8, &version, 4);
+    std::memcpy(h + 12, &record_bytes, 4);
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(h, 1, sizeof h, f);
+    std::fclose(f);
+    auto r = OpenTrace(path, "frugal");
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_NE(open_with(1, 0).find("header says 0-byte records; version 1 has 48"), std::string::npos);
+  EXPECT_NE(open_with(7, 48).find("unsupported frugal trace version 7"), std::string::npos);
+  EXPECT_EQ(open_with(1, 48), "");
+  std::filesystem::remove(path);
+}
+
 TEST(CsvTrace, BadHeaderNumberAndOpAreErrors) {
   const std::string path = TempPath("bad.csv");
   ASSERT_TRUE(std::fopen(path.c_str(), "w") != nullptr);

@@ -109,6 +109,16 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
   FRUGAL_ASSIGN_OR_RETURN(json doc, ParseJson(text, path));
   auto bad = [&](const std::string& m) { return InvalidArgument(path + ": " + m); };
   if (!doc.is_object()) return bad("top level is not an object");
+  // An unknown key is a typo, not something to ignore.
+  auto unknown = [&](const json& o, std::initializer_list<const char*> keys) -> std::string {
+    for (const auto& [k, v] : o.items()) {
+      if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; })) return k;
+    }
+    return "";
+  };
+  if (std::string k = unknown(doc, {"devices", "measured_scale", "links"}); !k.empty()) {
+    return bad("unknown key '" + k + "' (expected devices, measured_scale, links)");
+  }
   Topology t;
   t.name = path.substr(path.find_last_of('/') + 1);
   t.num_devices = num_devices;
@@ -136,6 +146,9 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
     const json& l = doc["links"][i];
     std::string where = "link " + std::to_string(i);
     if (!l.is_object()) return bad(where + " is not an object");
+    if (std::string k = unknown(l, {"name", "bw_gbps", "latency_us", "pairs"}); !k.empty()) {
+      return bad(where + ": unknown key '" + k + "' (expected name, bw_gbps, latency_us, pairs)");
+    }
     Link link;
     if (l.contains("name") && !l["name"].is_string()) return bad(where + ": 'name' is not a string");
     link.name = l.value("name", where);
@@ -171,7 +184,11 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
                      std::to_string(b) + "] is not two distinct devices below " +
                      std::to_string(num_devices));
         }
-        t.routes[static_cast<size_t>(a) * num_devices + b].push_back(id);
+        std::vector<int>& route = t.routes[static_cast<size_t>(a) * num_devices + b];
+        if (std::find(route.begin(), route.end(), id) != route.end()) {
+          return bad(where + ": pair [" + std::to_string(a) + ", " + std::to_string(b) + "] listed twice");
+        }
+        route.push_back(id);
       }
     }
   }

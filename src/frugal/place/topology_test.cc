@@ -45,6 +45,21 @@ TEST(Topology, RejectsMissingRouteAndBadBandwidth) {
   EXPECT_FALSE(MakeTopology("nvlink", 0).ok());
 }
 
+TEST(Topology, UnknownKeysAndRepeatedPairsAreErrors) {
+  const std::string ring = R"({"name": "ring 0->1", "bw_gbps": 25, "pairs": [[0, 1]]},
+                               {"name": "ring 1->0", "bw_gbps": 25, "pairs": [[1, 0]]})";
+  EXPECT_TRUE(ParseTopology("t.json", "{\"links\": [" + ring + "]}", 2).ok());
+  auto t = ParseTopology("t.json", "{\"link\": 1, \"links\": [" + ring + "]}", 2);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("t.json: unknown key 'link'"), std::string::npos) << t.status().message();
+  t = ParseTopology("t.json", R"({"links": [{"bw_gbps": 25, "bandwidth": 5, "pairs": [[0, 1], [1, 0]]}]})", 2);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("link 0: unknown key 'bandwidth'"), std::string::npos);
+  t = ParseTopology("t.json", R"({"links": [{"bw_gbps": 25, "pairs": [[0, 1], [1, 0], [0, 1]]}]})", 2);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("pair [0, 1] listed twice"), std::string::npos);
+}
+
 TEST(Topology, NonStringLinkNameIsAnError) {
   // Found by fuzz_topology: nlohmann's value() threw on a non-string name.
   auto t = ParseTopology("t.json", R"({"links": [{"name": [[0, 1]], "bw_gbps": 1}]})", 2);

@@ -25,6 +25,7 @@ Result<std::string> ResolveModelPath(const std::string& model, const std::string
                                model.find('.') != std::string::npos;
   if (looks_like_path) {
     if (fs::is_regular_file(model, ec)) return model;
+    if (fs::exists(model, ec)) return InvalidArgument("model file '" + model + "' is not a regular file");
     return NotFound("model file '" + model + "' does not exist");
   }
   for (const std::string& p : {dir + "/" + model + ".onnx", dir + "/hf/" + model + ".json"}) {

@@ -45,6 +45,8 @@ TEST(CostCache, UnknownModelListsTheBundledOnes) {
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("resnet50"), std::string::npos);
   EXPECT_FALSE(c.Inference("missing/file.onnx", 1, 0, Gpu("T4")).ok());
+  EXPECT_NE(c.Inference("/dev/zero", 1, 0, Gpu("T4")).status().message().find("is not a regular file"),
+            std::string::npos);
 }
 
 TEST(CostCache, ASeqOnlyAnHfConfigTakesIsAnError) {

@@ -255,8 +255,8 @@ std::vector<int> BuildArrivals(const std::vector<PodSpec>& pods, int64_t capacit
 Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& nodes,
                                                const std::vector<PodSpec>& pods,
                                                const FragExperimentOptions& options) {
-  if (nodes.empty()) return InvalidArgument("no nodes");
-  if (pods.empty()) return InvalidArgument("no pods");
+  if (nodes.empty()) return InvalidArgument(options.nodes_source + ": no nodes");
+  if (pods.empty()) return InvalidArgument(options.pods_source + ": no pods");
   if (options.policies.empty()) return InvalidArgument("no policies");
   if (options.seeds.empty()) return InvalidArgument("no seeds");
   if (!(options.tune > 0 && options.tune <= 10)) return InvalidArgument("tune must be in (0, 10]");
@@ -275,10 +275,10 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
   out.arrived_pct = options.arrived_levels_pct;
   std::sort(out.arrived_pct.begin(), out.arrived_pct.end());
   for (const NodeSpec& n : nodes) out.cluster_gpu_milli += int64_t{n.num_gpus} * kMilliPerGpu;
-  if (out.cluster_gpu_milli == 0) return InvalidArgument("the cluster has no GPUs");
+  if (out.cluster_gpu_milli == 0) return InvalidArgument(options.nodes_source + ": no node has a GPU");
   int64_t trace_gpu = 0;
   for (const PodSpec& p : pods) trace_gpu += p.TotalGpuMilli();
-  if (trace_gpu == 0) return InvalidArgument("the trace requests no GPUs");
+  if (trace_gpu == 0) return InvalidArgument(options.pods_source + ": no pod requests a GPU");
   out.num_nodes = static_cast<int>(nodes.size());
   out.num_trace_pods = static_cast<int>(pods.size());
   out.typical = BuildTypicalPods(pods, options.typical);

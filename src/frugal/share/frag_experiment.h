@@ -52,6 +52,9 @@ struct FragExperimentOptions {
   // default. Anything else needs kFirst.
   FilterOrder filter_order;
   int threads = 0;                               // 0: hardware threads
+  // What errors call the inputs (the CLI gives their paths).
+  std::string nodes_source = "the node list";
+  std::string pods_source = "the pod trace";
   // Called after each finished run with (done, total); from any thread,
   // one call at a time.
   std::function<void(int, int)> progress;

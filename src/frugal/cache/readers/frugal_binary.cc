@@ -133,10 +133,14 @@ Result<std::unique_ptr<TraceReader>> OpenFrugalBinaryTrace(const std::string& pa
   }
   std::memcpy(&version, header + 8, 4);
   std::memcpy(&record_bytes, header + 12, 4);
-  if (version != frt::kVersion || record_bytes != frt::kRecordBytes) {
+  if (version != frt::kVersion) {
     std::fclose(f);
-    return InvalidArgument(path + ": unsupported frugal trace version " +
-                           std::to_string(version));
+    return InvalidArgument(path + ": unsupported frugal trace version " + std::to_string(version));
+  }
+  if (record_bytes != frt::kRecordBytes) {
+    std::fclose(f);
+    return InvalidArgument(path + ": header says " + std::to_string(record_bytes) +
+                           "-byte records; version 1 has " + std::to_string(frt::kRecordBytes));
   }
   return std::unique_ptr<TraceReader>(new FrugalBinaryReader(path, f));
 }
