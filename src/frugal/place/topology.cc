@@ -111,8 +111,9 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
   if (!doc.is_object()) return bad("top level is not an object");
   // An unknown key is a typo, not something to ignore.
   auto unknown = [&](const json& o, std::initializer_list<const char*> keys) -> std::string {
-    for (const auto& [k, v] : o.items()) {
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; })) return k;
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      const std::string k = it.key();
+      if (std::none_of(keys.begin(), keys.end(), [&k](const char* x) { return k == x; })) return k;
     }
     return "";
   };
