@@ -15,35 +15,6 @@ namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 24;
 
-}  // namespace
-
-std::string DetectFormat(const std::string& path, const std::string& contents) {
-  for (const auto& r : Importers()) {
-    if (r.factory.detect(path, contents)) return r.name;
-  }
-  return "auto";  // the importer reports why
-}
-
-Status CheckFormatFlags(const std::string& path, const std::string& format, bool seq, bool dims,
-                        ModelHead head) {
-  if (format != "hf" && seq) {
-    return InvalidArgument(path + ": --seq applies to HF configs" +
-                           (format == "onnx" ? "; set an ONNX model's symbolic dims with "
-                                               "--dim NAME=VALUE"
-                                             : "; this graph's sizes are fixed"));
-  }
-  if (format != "onnx" && dims) {
-    return InvalidArgument(path + ": --dim applies to ONNX models' symbolic dims" +
-                           (format == "hf" ? "; an HF config takes --seq" : ""));
-  }
-  if (format != "hf" && head != ModelHead::kAuto) {
-    return InvalidArgument(path + ": --head applies to HF configs");
-  }
-  return Status::Ok();
-}
-
-namespace {
-
 bool HasMeasuredTimes(const OpGraph& g) {
   return std::any_of(g.ops.begin(), g.ops.end(), [](const Op& op) {
     return op.measured_time_ms >= 0 && op.kind == OpKind::kProfiled;
@@ -81,6 +52,31 @@ OpGraph ForwardPart(const OpGraph& g) {
 Status Usage(const std::string& m) { return InvalidArgument(std::string(kUsagePrefix) + m); }
 
 }  // namespace
+
+std::string DetectFormat(const std::string& path, const std::string& contents) {
+  for (const auto& r : Importers()) {
+    if (r.factory.detect(path, contents)) return r.name;
+  }
+  return "auto";  // the importer reports why
+}
+
+Status CheckFormatFlags(const std::string& path, const std::string& format, bool seq, bool dims,
+                        ModelHead head) {
+  if (format != "hf" && seq) {
+    return InvalidArgument(path + ": --seq applies to HF configs" +
+                           (format == "onnx" ? "; set an ONNX model's symbolic dims with "
+                                               "--dim NAME=VALUE"
+                                             : "; this graph's sizes are fixed"));
+  }
+  if (format != "onnx" && dims) {
+    return InvalidArgument(path + ": --dim applies to ONNX models' symbolic dims" +
+                           (format == "hf" ? "; an HF config takes --seq" : ""));
+  }
+  if (format != "hf" && head != ModelHead::kAuto) {
+    return InvalidArgument(path + ": --head applies to HF configs");
+  }
+  return Status::Ok();
+}
 
 void AddStepArgs(CLI::App* cmd, ModelArgs* a, const std::string& positional, bool required) {
   CLI::Option* model = cmd->add_option(
