@@ -183,9 +183,7 @@ class Loader {
         r.obj = obj;
         r.bytes = e.length > 0 ? e.length : size;
         r.obj_size = size;
-        ++t_->reads;
-        t_->read_bytes += r.bytes;
-        if (t_->read_bytes > kMaxTotalBytes) return error("the bytes read add up to over 2^62");
+        if (!CountRead(r.bytes)) return error(kTooManyBytesRead);
         break;
       }
       case EventKind::kRename: {
@@ -228,6 +226,16 @@ class Loader {
   Status Finish(const std::string& path);
 
  private:
+  static constexpr const char* kTooManyBytesRead = "the bytes read add up to over 2^62";
+
+  // Counts a read; false once the bytes read pass kMaxTotalBytes (each
+  // read is at most 2^51 bytes, offset plus length, so the sum cannot overflow).
+  bool CountRead(int64_t bytes) {
+    ++t_->reads;
+    t_->read_bytes += bytes;
+    return t_->read_bytes <= kMaxTotalBytes;
+  }
+
   uint16_t Group(const TraceEvent& e) {
     const StageGroup g{e.pipeline, e.stage};
     auto& groups = t_->groups;
@@ -257,9 +265,7 @@ class Loader {
     r.bytes = e.length > 0 ? e.length : e.size;
     r.obj_size = e.size;
     if (r.kind == RequestKind::kRead) {
-      ++t_->reads;
-      t_->read_bytes += r.bytes;
-      if (t_->read_bytes > kMaxTotalBytes) return error("the bytes read add up to over 2^62");
+      if (!CountRead(r.bytes)) return error(kTooManyBytesRead);
     }
     t_->requests.push_back(r);
     return Status::Ok();
