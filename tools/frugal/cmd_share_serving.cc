@@ -1,8 +1,11 @@
 // `frugal share simulate|plan|workload`: SLO-aware sharing of training and
 // inference jobs (library: src/frugal/share/, docs/share.md).
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -307,7 +310,17 @@ int RunSimulate(const SimulateArgs& a) {
   }
   if (Status s = CheckTargetsApply(a.c, chosen); !s.ok()) return ReportError(s);
   std::vector<SimResult> results;
-  for (const auto& pol : policies) results.push_back(SimulateCluster(*p, *pol, so));
+  for (const auto& pol : policies) {
+    if (isatty(STDERR_FILENO)) {
+      const std::string name = pol->name();
+      so.progress = [name](double now_s) {
+        std::fprintf(stderr, "\rsimulate: %-14s %6.1f h simulated", name.c_str(), now_s / 3600);
+        std::fflush(stderr);
+      };
+    }
+    results.push_back(SimulateCluster(*p, *pol, so));
+    if (so.progress) std::fprintf(stderr, "\n");
+  }
   double excl = 0;
   for (const SimResult& r : results) {
     if (r.policy == "exclusive") excl = r.gpu_hours;

@@ -201,6 +201,7 @@ SimResult SimulateCluster(const Planner& p, SharingPolicy& policy, const SimOpti
     now = t_next;
     if (finishing == -2) {
       next_tick += o.tick_s;
+      if (o.progress) o.progress(now);
     } else if (finishing >= 0) {
       done[finishing] = true;
       if (finishing >= S) r.training[finishing - S].end_s = now;

@@ -10,6 +10,7 @@
 #define FRUGAL_SHARE_SERVING_SIM_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct SimOptions {
   // Each service's request arrivals (ServiceArrivals with this seed), so
   // runs of several policies generate them once; nullptr: generated here.
   const std::vector<std::vector<double>>* arrivals = nullptr;
+  // Called at every re-pricing tick with the simulated time (s); empty:
+  // none. For progress on long runs.
+  std::function<void(double now_s)> progress;
 };
 
 // Every service's arrivals over [start_s, min(end_s, horizon_s)).

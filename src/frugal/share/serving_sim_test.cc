@@ -1,5 +1,8 @@
 #include "frugal/share/serving_sim.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "frugal/share/test_util.h"
@@ -82,6 +85,26 @@ TEST(SimulateCluster, DeterministicAndCountsGpuHours) {
   EXPECT_GT(g.requests, 0);
   EXPECT_LE(g.over_slo_pct, 1.0);
   for (const TrainingOutcome& t : g.training) EXPECT_GE(t.speed, 0.8 - 1e-6) << t.name;
+}
+
+TEST(SimulateCluster, ReportsProgressAtEveryTickWithoutChangingTheResult) {
+  Workload w = testing::SmallWorkload();
+  CostCache costs(Roofline());
+  auto slow = NewAnalyticSlowdown();
+  auto p = Planner::Create(w, Gpu("A100-SXM4-80GB"), &costs, *slow);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  auto gs = NewSharingPolicy("gshare");
+  ASSERT_TRUE(gs.ok());
+  SimOptions o;
+  const SimResult quiet = SimulateCluster(*p, **gs, o);
+  std::vector<double> seen;
+  o.progress = [&seen](double now_s) { seen.push_back(now_s); };
+  const SimResult loud = SimulateCluster(*p, **gs, o);
+  ASSERT_GE(seen.size(), 2u);  // the 2 h workload has 8 ticks of 15 min
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_DOUBLE_EQ(seen[1] - seen[0], o.tick_s);
+  EXPECT_EQ(quiet.gpu_hours, loud.gpu_hours);
+  EXPECT_EQ(quiet.over_slo, loud.over_slo);
 }
 
 }  // namespace
