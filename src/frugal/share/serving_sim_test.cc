@@ -1,6 +1,8 @@
 #include "frugal/share/serving_sim.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -62,17 +64,27 @@ TEST(GenerateArrivals, PoissonRateAndDeterminism) {
   EXPECT_NEAR(b.size() / 4000.0, 12.5, 2.5);
 }
 
-TEST(SimulateCluster, DeterministicAndCountsGpuHours) {
-  Workload w = testing::SmallWorkload();
-  CostCache costs(Roofline());
-  auto slow = NewAnalyticSlowdown();
-  auto p = Planner::Create(w, Gpu("A100-SXM4-80GB"), &costs, *slow);
-  ASSERT_TRUE(p.ok()) << p.status().ToString();
+// The small workload on one A100, priced by the roofline model.
+class SmallClusterSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto p = Planner::Create(w_, Gpu("A100-SXM4-80GB"), &costs_, *slow_);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    planner_.emplace(std::move(*p));
+  }
+  Workload w_ = testing::SmallWorkload();
+  CostCache costs_{Roofline()};
+  std::unique_ptr<SlowdownModel> slow_ = NewAnalyticSlowdown();
+  std::optional<Planner> planner_;
+};
+
+TEST_F(SmallClusterSim, DeterministicAndCountsGpuHours) {
+  const Planner& p = *planner_;
   SimOptions o;
   auto excl = NewSharingPolicy("exclusive");
   ASSERT_TRUE(excl.ok());
-  SimResult a = SimulateCluster(*p, **excl, o);
-  SimResult b = SimulateCluster(*p, **excl, o);
+  SimResult a = SimulateCluster(p, **excl, o);
+  SimResult b = SimulateCluster(p, **excl, o);
   EXPECT_EQ(a.gpu_hours, b.gpu_hours);
   EXPECT_EQ(a.over_slo, b.over_slo);
   // Two services for 2 h and two training jobs alone at full speed.
@@ -80,26 +92,22 @@ TEST(SimulateCluster, DeterministicAndCountsGpuHours) {
   EXPECT_EQ(a.peak_gpus, 4);
   EXPECT_NEAR(a.mean_training_speed, 1.0, 1e-9);
   auto gs = NewSharingPolicy("gshare");
-  SimResult g = SimulateCluster(*p, **gs, o);
+  SimResult g = SimulateCluster(p, **gs, o);
   EXPECT_LT(g.gpu_hours, a.gpu_hours);
   EXPECT_GT(g.requests, 0);
   EXPECT_LE(g.over_slo_pct, 1.0);
   for (const TrainingOutcome& t : g.training) EXPECT_GE(t.speed, 0.8 - 1e-6) << t.name;
 }
 
-TEST(SimulateCluster, ReportsProgressAtEveryTickWithoutChangingTheResult) {
-  Workload w = testing::SmallWorkload();
-  CostCache costs(Roofline());
-  auto slow = NewAnalyticSlowdown();
-  auto p = Planner::Create(w, Gpu("A100-SXM4-80GB"), &costs, *slow);
-  ASSERT_TRUE(p.ok()) << p.status().ToString();
+TEST_F(SmallClusterSim, ReportsProgressAtEveryTickWithoutChangingTheResult) {
+  const Planner& p = *planner_;
   auto gs = NewSharingPolicy("gshare");
   ASSERT_TRUE(gs.ok());
   SimOptions o;
-  const SimResult quiet = SimulateCluster(*p, **gs, o);
+  const SimResult quiet = SimulateCluster(p, **gs, o);
   std::vector<double> seen;
   o.progress = [&seen](double now_s) { seen.push_back(now_s); };
-  const SimResult loud = SimulateCluster(*p, **gs, o);
+  const SimResult loud = SimulateCluster(p, **gs, o);
   ASSERT_GE(seen.size(), 2u);  // the 2 h workload has 8 ticks of 15 min
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_DOUBLE_EQ(seen[1] - seen[0], o.tick_s);
