@@ -109,17 +109,20 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
   FRUGAL_ASSIGN_OR_RETURN(json doc, ParseJson(text, path));
   auto bad = [&](const std::string& m) { return InvalidArgument(path + ": " + m); };
   if (!doc.is_object()) return bad("top level is not an object");
-  // An unknown key is a typo, not something to ignore.
-  auto unknown = [&](const json& o, std::initializer_list<const char*> keys) -> std::string {
+  // An unknown key is a typo, not something to ignore: the message naming
+  // it and the keys `o` may have, or "" when every key is known.
+  auto unknown = [](const json& o, std::initializer_list<const char*> keys) -> std::string {
     for (auto it = o.begin(); it != o.end(); ++it) {
       const std::string k = it.key();
-      if (std::none_of(keys.begin(), keys.end(), [&k](const char* x) { return k == x; })) return k;
+      if (std::none_of(keys.begin(), keys.end(), [&k](const char* x) { return k == x; })) {
+        std::string expected;
+        for (const char* x : keys) expected += (expected.empty() ? "" : ", ") + std::string(x);
+        return "unknown key '" + k + "' (expected " + expected + ")";
+      }
     }
     return "";
   };
-  if (std::string k = unknown(doc, {"devices", "measured_scale", "links"}); !k.empty()) {
-    return bad("unknown key '" + k + "' (expected devices, measured_scale, links)");
-  }
+  if (std::string m = unknown(doc, {"devices", "measured_scale", "links"}); !m.empty()) return bad(m);
   Topology t;
   t.name = path.substr(path.find_last_of('/') + 1);
   t.num_devices = num_devices;
@@ -147,8 +150,8 @@ Result<Topology> ParseTopology(const std::string& path, const std::string& text,
     const json& l = doc["links"][i];
     std::string where = "link " + std::to_string(i);
     if (!l.is_object()) return bad(where + " is not an object");
-    if (std::string k = unknown(l, {"name", "bw_gbps", "latency_us", "pairs"}); !k.empty()) {
-      return bad(where + ": unknown key '" + k + "' (expected name, bw_gbps, latency_us, pairs)");
+    if (std::string m = unknown(l, {"name", "bw_gbps", "latency_us", "pairs"}); !m.empty()) {
+      return bad(where + ": " + m);
     }
     Link link;
     if (l.contains("name") && !l["name"].is_string()) return bad(where + ": 'name' is not a string");
