@@ -123,6 +123,7 @@ std::string Extender::Misfit(const Entry& e, const PodShape& shape, int64_t memo
     return fmt::format("needs {} MiB memory, {} free", memory_mib, s.memory_left);
   }
   if (shape.num_gpu == 0) return "";
+  if (s.num_gpus == 0) return "node has no GPUs";
   if (!s.ModelAllowed(shape.models)) {
     return fmt::format("GPU model {} is not one the pod accepts",
                        s.model == 0 ? std::string("(unlabelled)") : models_.Name(s.model));
