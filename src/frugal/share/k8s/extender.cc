@@ -230,7 +230,22 @@ Result<Binding> Extender::Bind(const Pod& pod, const std::string& node, double n
   return b;
 }
 
-void Extender::Forget(const std::string& uid) { assumed_.erase(uid); }
+void Extender::Forget(const std::string& uid) {
+  const auto it = assumed_.find(uid);
+  if (it == assumed_.end()) return;
+  const Assumed& a = it->second;
+  if (Entry* e = Find(a.binding.node)) {
+    NodeState& s = e->state;
+    s.cpu_left += a.shape.cpu_milli;
+    s.memory_left += a.memory_mib;
+    for (int i = 0; i < s.num_gpus; ++i) {
+      if ((a.binding.gpus >> i) & 1u) s.gpu_left[i] = static_cast<int16_t>(s.gpu_left[i] + a.shape.gpu_milli);
+    }
+    if (const int tag = AffinityOf(a.shape); tag != 0 && s.affinity[tag] > 0) --s.affinity[tag];
+    ++s.version;
+  }
+  assumed_.erase(it);
+}
 
 std::vector<NodeView> Extender::Nodes() const {
   std::vector<NodeView> out;

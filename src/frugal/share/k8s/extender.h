@@ -99,7 +99,8 @@ class Extender {
   // pod does not fit (the cluster changed since Filter); NotFound for an
   // unknown node.
   Result<Binding> Bind(const Pod& pod, const std::string& node, double now_s);
-  // Undoes Bind (the API server refused the binding).
+  // Undoes Bind (the API server refused the binding): the node gets back
+  // what Bind charged.
   void Forget(const std::string& uid);
 
   std::vector<NodeView> Nodes() const;

@@ -161,7 +161,10 @@ TEST(Extender, BindChargesUntilListedOrExpired) {
   EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 4000);
   // Forget undoes a bind the API server refused.
   ASSERT_TRUE(f.ext->Bind(MakePod("r", 1000, 1, 1000), "a", 300).ok());
+  EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 3000);
   f.ext->Forget("uid-r");
+  EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 4000);
+  EXPECT_EQ(f.ext->Nodes()[0].state.cpu_left, 32000);
   f.ext->Sync(f.nodes, {bound}, 301);
   EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 4000);
 }

@@ -69,6 +69,12 @@ ExtenderServer::ExtenderServer(Extender* extender, ApiClient* api, ServerOptions
       api_(api),
       options_(std::move(options)),
       http_(std::make_unique<httplib::Server>()) {
+  // httplib's default also sets SO_REUSEPORT, which would let a second
+  // extender share the port silently; a port in use must be an error.
+  http_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
   auto json_body = [](httplib::Response& res, const nlohmann::json& j) {
     res.set_content(j.dump(), "application/json");
   };
