@@ -2,7 +2,9 @@
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
 // frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json,
 // cluster traces (node and pod lists), Gavel / Lucid co-location data and
-// smartcache model files, and the --json results `frugal report` renders. Readers that take a
+// smartcache model files, the --json results `frugal report` renders, and
+// Kubernetes Node / Pod objects and lists (share_k8s: read, then scheduled
+// through the extender). Readers that take a
 // path get the input through a per-process temporary file. Any input must
 // give a value or a Status, never a crash, hang or leak.
 #include <unistd.h>
@@ -26,6 +28,8 @@
 #include "frugal/report/report.h"
 #include "frugal/share/colocation_data.h"
 #include "frugal/share/jobs_json.h"
+#include "frugal/share/k8s/extender.h"
+#include "frugal/share/k8s/objects.h"
 #include "frugal/share/node_trace.h"
 #include "frugal/share/pod_trace.h"
 
@@ -89,6 +93,39 @@ void FuzzColocation(std::string_view data) {
   const std::string single = nul == std::string::npos ? "" : rest.substr(nul + 1);
   auto d = frugal::share::ParseLucid(colo, single, "colocate_info.csv", "single_data.csv");
   (void)d;
+}
+
+// {"nodes": NodeList, "pods": PodList} (or one object, or a quantity):
+// every pod the lists hold is filtered and bound onto the nodes.
+void FuzzKubernetesObjects(const std::string& data) {
+  namespace k8s = frugal::share::k8s;
+  (void)k8s::ParseQuantity(data);
+  (void)k8s::ParseGpuIndex(data);
+  const nlohmann::json j = nlohmann::json::parse(data, nullptr, false);
+  if (j.is_discarded()) return;
+  frugal::share::GpuModelTable models;
+  (void)k8s::NodeFromJson(j, &models);
+  (void)k8s::PodFromJson(j, &models);
+  const nlohmann::json* nl = k8s::FindKey(j, "nodes");
+  const nlohmann::json* pl = k8s::FindKey(j, "pods");
+  if (nl == nullptr || pl == nullptr) return;
+  auto nodes = k8s::NodesFromList(*nl, &models, "nodes");
+  auto pods = k8s::PodsFromList(*pl, &models, "pods");
+  // Scheduling is O(nodes x pods) scores; keep each input fast.
+  if (!nodes.ok() || !pods.ok() || pods->empty() || nodes->size() * pods->size() > 20000) return;
+  std::vector<frugal::share::PodSpec> workload;
+  for (const k8s::Pod& p : *pods) workload.push_back(p.spec);
+  auto ext = k8s::Extender::Create({}, workload, models);
+  if (!ext.ok()) return;
+  (*ext)->Sync(*nodes, *pods, 0);
+  std::vector<std::string> names;
+  for (const k8s::Node& n : *nodes) names.push_back(n.spec.name);
+  for (const k8s::Pod& p : *pods) {
+    (void)(*ext)->Prioritize(p, names);
+    const k8s::FilterResult r = (*ext)->Filter(p, names);
+    if (!r.nodes.empty()) (void)(*ext)->Bind(p, r.nodes[0], 1);
+  }
+  (void)(*ext)->Nodes();
 }
 
 }  // namespace
@@ -161,6 +198,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } else if (reader == "share_jobs") {
     auto w = frugal::share::ParseJobsJson(data, "fuzz.jobs.json");
     if (w.ok()) (void)frugal::share::JobsToJson(*w);
+  } else if (reader == "share_k8s") {
+    FuzzKubernetesObjects(data);
   }
   return 0;
 }

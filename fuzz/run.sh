@@ -3,7 +3,7 @@
 # for SECONDS (default 20), seeded from bundled inputs: one per graph
 # importer (onnx, hf, dnn_partitioning, frugal) and one per other reader
 # (catalog, topology, trace — csv / frugal binary / oracleGeneral by the
-# first byte —, timing CSV, G-Share JOBS.json, smartcache model). Exits 1 on the first crash, leak or timeout,
+# first byte —, timing CSV, G-Share JOBS.json, smartcache model, Kubernetes objects). Exits 1 on the first crash, leak or timeout,
 # leaving the reproducer in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ if ! command -v clang++ >/dev/null; then
 fi
 B=build-fuzz
 TARGETS=(onnx hf dnn_partitioning frugal catalog topology trace timing perf_model share_jobs share_nodes share_pods
-  colocation smartcache_model report)
+  colocation smartcache_model report share_k8s)
 if [ ! -f "$B/build.ninja" ]; then
   LAUNCHER=()
   if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -49,6 +49,7 @@ seed "$B/corpus/smartcache_model" testdata/cache/smartcache_tiny.model.json
 seed "$B/corpus/report" testdata/report/*.json
 seed "$B/corpus/share_nodes" testdata/share/tiny_nodes.csv
 seed "$B/corpus/share_pods" testdata/share/tiny_pods.csv
+seed "$B/corpus/share_k8s" testdata/share/k8s_cluster.json
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
 seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
 seed_with_byte "$B/corpus/colocation" 1 testdata/share/gavel_tiny.json

@@ -9,6 +9,7 @@ void SetupShare(CLI::App& sub, int* exit_code) {
   SetupShareCluster(sub, exit_code);
   SetupShareInterference(sub, exit_code);
   SetupShareServing(sub, exit_code);
+  SetupShareExtender(sub, exit_code);
 }
 
 }  // namespace frugal::cli

@@ -20,17 +20,25 @@
 #include "share_verbs.h"
 
 namespace frugal::cli {
+
+std::string AlibabaTraceDir() {
+  const char* env = std::getenv("FRUGAL_SHARED_DATA");
+  return std::string(env != nullptr && *env ? env : FRUGAL_SHARED_DATA) + "/traces/alibaba-gpu-v2023";
+}
+
+share::TraceReadOptions ShareTraceReadOptions() {
+  share::TraceReadOptions o;
+  // Catalog GPU names may name node models too (a what-if cluster).
+  if (auto catalog = LoadCatalog(DefaultCatalogPath()); catalog.ok()) {
+    for (const auto& g : catalog->gpus()) o.known_models.push_back(g.name);
+  }
+  return o;
+}
+
 namespace {
 
 using share::FragExperimentOptions;
 using share::FragExperimentResult;
-
-std::string SharedDataDir() {
-  if (const char* env = std::getenv("FRUGAL_SHARED_DATA"); env != nullptr && *env) return env;
-  return FRUGAL_SHARED_DATA;
-}
-
-std::string AlibabaTraceDir() { return SharedDataDir() + "/traces/alibaba-gpu-v2023"; }
 
 struct FragArgs {
   std::string pods;
@@ -74,15 +82,6 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
     rest.remove_prefix(comma + 1);
   }
   return out;
-}
-
-share::TraceReadOptions ReadOptions() {
-  share::TraceReadOptions o;
-  // Catalog GPU names may name node models too (a what-if cluster).
-  if (auto catalog = LoadCatalog(DefaultCatalogPath()); catalog.ok()) {
-    for (const auto& g : catalog->gpus()) o.known_models.push_back(g.name);
-  }
-  return o;
 }
 
 nlohmann::json ToJson(const FragArgs& a, const FragExperimentOptions& o,
@@ -179,7 +178,7 @@ int RunFrag(FragArgs a) {
   }
   o.threads = a.threads;
   share::GpuModelTable models;
-  const share::TraceReadOptions read = ReadOptions();
+  const share::TraceReadOptions read = ShareTraceReadOptions();
   auto nodes = share::ReadNodeList(a.nodes, &models, read);
   if (!nodes.ok()) return ReportError(nodes.status());
   auto pods = share::ReadPodTrace(a.pods, &models, read);

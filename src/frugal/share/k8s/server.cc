@@ -155,6 +155,12 @@ Status ExtenderServer::RefreshLocked() {
   if (!nodes_json.ok()) return nodes_json.status();
   auto pods_json = api_->Get(kBoundPodsPath);
   if (!pods_json.ok()) return pods_json.status();
+  for (const auto& [path, list] : {std::pair{"/api/v1/nodes", &*nodes_json}, {"/api/v1/pods", &*pods_json}}) {
+    const nlohmann::json* items = FindKey(*list, "items");
+    if (items == nullptr || !(items->is_array() || items->is_null())) {
+      return InvalidArgument("GET " + api_->url() + path + ": not a list (no items array)");
+    }
+  }
   GpuModelTable* models = extender_->models();
   int skipped = 0;
   std::string first;
