@@ -60,8 +60,9 @@ names = [n["metadata"]["name"] for n in c["nodes"]["items"]]
 # whisper (300 milli) goes where FGD says; llm-ft (2 whole V100s) only on V100 nodes.
 f = post("/scheduler/filter", {"Pod": pods["whisper"], "NodeNames": names})
 assert f["nodenames"], f
-assert f["failedNodes"]["gpu-a10-0"] == "node is cordoned (spec.unschedulable)", f
-assert f["failedNodes"]["cpu-0"] == "node has no GPUs", f
+u = f["failedAndUnresolvableNodes"]
+assert u["gpu-a10-0"] == "node is cordoned (spec.unschedulable)", f
+assert u["cpu-0"] == "node has no GPUs", f
 pr = post("/scheduler/prioritize", {"Pod": pods["whisper"], "NodeNames": names})
 assert len(pr) == 6 and max(h["score"] for h in pr) == 10, pr
 b = post("/scheduler/bind", {"PodName": "whisper", "PodNamespace": "ml",
@@ -69,7 +70,7 @@ b = post("/scheduler/bind", {"PodName": "whisper", "PodNamespace": "ml",
 assert b == {}, b
 f2 = post("/scheduler/filter", {"Pod": pods["llm-ft"], "NodeNames": names})
 assert set(f2["nodenames"]) <= {"gpu-v100-0", "gpu-v100-1"} and f2["nodenames"], f2
-assert "not one the pod accepts" in f2["failedNodes"]["gpu-t4-0"], f2
+assert "not one the pod accepts" in f2["failedAndUnresolvableNodes"]["gpu-t4-0"], f2
 b2 = post("/scheduler/bind", {"PodName": "llm-ft", "PodNamespace": "ml",
                               "PodUID": pods["llm-ft"]["metadata"]["uid"], "Node": f2["nodenames"][0]})
 assert b2 == {}, b2

@@ -113,28 +113,35 @@ int Extender::Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
   return short_charged;
 }
 
-std::string Extender::Misfit(const Entry& e, const PodShape& shape, int64_t memory_mib) const {
+std::string Extender::Misfit(const Entry& e, const PodShape& shape, int64_t memory_mib,
+                             bool* unresolvable) const {
   const NodeState& s = e.state;
-  if (!e.schedulable) return "node is cordoned (spec.unschedulable)";
-  if (s.cpu_left < shape.cpu_milli) {
-    return fmt::format("needs {} CPU milli, {} free", shape.cpu_milli, s.cpu_left);
-  }
-  if (s.memory_left < memory_mib) {
-    return fmt::format("needs {} MiB memory, {} free", memory_mib, s.memory_left);
-  }
-  if (shape.num_gpu == 0) return "";
-  if (s.num_gpus == 0) return "node has no GPUs";
-  if (!s.ModelAllowed(shape.models)) {
-    return fmt::format("GPU model {} is not one the pod accepts",
-                       s.model == 0 ? std::string("(unlabelled)") : models_.Name(s.model));
-  }
-  if (!s.GpusCanHost(shape)) {
+  bool fixed = true;  // set false for what departures can free
+  std::string why;
+  if (!e.schedulable) {
+    why = "node is cordoned (spec.unschedulable)";
+  } else if (shape.num_gpu > 0 && s.num_gpus == 0) {
+    why = "node has no GPUs";
+  } else if (shape.num_gpu > 0 && !s.ModelAllowed(shape.models)) {
+    why = fmt::format("GPU model {} is not one the pod accepts",
+                      s.model == 0 ? std::string("(unlabelled)") : models_.Name(s.model));
+  } else if (shape.num_gpu > s.num_gpus) {
+    why = fmt::format("needs {} GPUs, the node has {}", shape.num_gpu, s.num_gpus);
+  } else if (s.cpu_left < shape.cpu_milli) {
+    why = fmt::format("needs {} CPU milli, {} free", shape.cpu_milli, s.cpu_left);
+    fixed = shape.cpu_milli > s.cpu_capacity;
+  } else if (s.memory_left < memory_mib) {
+    why = fmt::format("needs {} MiB memory, {} free", memory_mib, s.memory_left);
+    fixed = false;
+  } else if (shape.num_gpu > 0 && !s.GpusCanHost(shape)) {
     int fit = 0;
     for (int i = 0; i < s.num_gpus; ++i) fit += s.gpu_left[i] >= shape.gpu_milli;
-    return fmt::format("needs {} GPU(s) with {} milli free, {} of {} have it", shape.num_gpu,
-                       shape.gpu_milli, fit, s.num_gpus);
+    why = fmt::format("needs {} GPU(s) with {} milli free, {} of {} have it", shape.num_gpu,
+                      shape.gpu_milli, fit, s.num_gpus);
+    fixed = false;
   }
-  return "";
+  if (unresolvable != nullptr) *unresolvable = !why.empty() && fixed;
+  return why;
 }
 
 FilterResult Extender::Filter(const Pod& pod, const std::vector<std::string>& candidates) {
@@ -144,11 +151,12 @@ FilterResult Extender::Filter(const Pod& pod, const std::vector<std::string>& ca
   for (const std::string& name : candidates) {
     const Entry* e = Find(name);
     if (e == nullptr) {
-      out.failed.emplace_back(name, "not a node the API server lists");
+      out.unresolvable.emplace_back(name, "not a node the API server lists");
       continue;
     }
-    if (std::string why = Misfit(*e, shape, pod.spec.memory_mib); !why.empty()) {
-      out.failed.emplace_back(name, std::move(why));
+    bool unresolvable = false;
+    if (std::string why = Misfit(*e, shape, pod.spec.memory_mib, &unresolvable); !why.empty()) {
+      (unresolvable ? out.unresolvable : out.failed).emplace_back(name, std::move(why));
       continue;
     }
     fits.emplace_back(&name, 0.0);

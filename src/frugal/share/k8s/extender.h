@@ -52,6 +52,10 @@ struct ExtenderOptions {
 struct FilterResult {
   std::vector<std::string> nodes;  // kept, in candidate order
   std::vector<std::pair<std::string, std::string>> failed;  // node, reason
+  // Nodes that cannot host the pod however many pods leave them (cordoned,
+  // no or too few GPUs, a model the pod refuses, unknown): preemption
+  // cannot help there (the protocol's failedAndUnresolvableNodes).
+  std::vector<std::pair<std::string, std::string>> unresolvable;
 };
 
 struct HostScore {
@@ -122,8 +126,10 @@ class Extender {
     int64_t memory_mib = 0;
     double expires_s = 0;
   };
-  // Why `pod` cannot run on `e`, or "" when it fits.
-  std::string Misfit(const Entry& e, const PodShape& shape, int64_t memory_mib) const;
+  // Why `pod` cannot run on `e`, or "" when it fits; `*unresolvable`
+  // (when given) says whether freeing resources could not change that.
+  std::string Misfit(const Entry& e, const PodShape& shape, int64_t memory_mib,
+                     bool* unresolvable = nullptr) const;
   // Charges a bound pod; false when its node cannot hold it in full.
   bool Charge(Entry& e, const PodShape& shape, int64_t memory_mib, GpuSet gpus);
   Entry* Find(const std::string& name);

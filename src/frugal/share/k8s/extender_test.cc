@@ -85,15 +85,25 @@ TEST(Extender, FilterSaysWhyEachNodeFails) {
   const Pod pod = MakePod("p", 2000, 2, 1000, ModelMask{1} << f.t4);
   const FilterResult r = f.ext->Filter(pod, {"a", "b", "c", "cpu", "ghost"});
   EXPECT_EQ(r.nodes, std::vector<std::string>({"a"}));
-  ASSERT_EQ(r.failed.size(), 4u);
-  EXPECT_EQ(r.failed[0].first, "b");
-  EXPECT_EQ(r.failed[0].second, "node is cordoned (spec.unschedulable)");
-  EXPECT_EQ(r.failed[1].second, "GPU model V100M16 is not one the pod accepts");
-  EXPECT_EQ(r.failed[2].second, "node has no GPUs");
-  EXPECT_EQ(r.failed[3].second, "not a node the API server lists");
+  // None of these would take the pod if pods left them: preemption cannot help.
+  EXPECT_TRUE(r.failed.empty());
+  ASSERT_EQ(r.unresolvable.size(), 4u);
+  EXPECT_EQ(r.unresolvable[0].first, "b");
+  EXPECT_EQ(r.unresolvable[0].second, "node is cordoned (spec.unschedulable)");
+  EXPECT_EQ(r.unresolvable[1].second, "GPU model V100M16 is not one the pod accepts");
+  EXPECT_EQ(r.unresolvable[2].second, "node has no GPUs");
+  EXPECT_EQ(r.unresolvable[3].second, "not a node the API server lists");
   const FilterResult big = f.ext->Filter(MakePod("q", 64000, 0, 0), {"a"});
   EXPECT_TRUE(big.nodes.empty());
-  EXPECT_EQ(big.failed[0].second, "needs 64000 CPU milli, 32000 free");
+  EXPECT_EQ(big.unresolvable[0].second, "needs 64000 CPU milli, 32000 free");
+  EXPECT_EQ(f.ext->Filter(MakePod("g", 1000, 8, 1000), {"a"}).unresolvable[0].second,
+            "needs 8 GPUs, the node has 4");
+  // What departures can free is resolvable.
+  ASSERT_TRUE(f.ext->Bind(MakePod("cpu-hog", 31000, 0, 0), "a", 0).ok());
+  const FilterResult busy = f.ext->Filter(MakePod("q2", 2000, 1, 1000), {"a"});
+  ASSERT_EQ(busy.failed.size(), 1u);
+  EXPECT_EQ(busy.failed[0].second, "needs 2000 CPU milli, 1000 free");
+  EXPECT_TRUE(busy.unresolvable.empty());
 }
 
 TEST(Extender, BestFilterKeepsTheTopScoresFitKeepsAll) {
@@ -128,7 +138,8 @@ TEST(Extender, RandomPolicyKeepsOneFittingNode) {
   const FilterResult r = f.ext->Filter(MakePod("p", 1000, 1, 1000), f.Names());
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_NE(r.nodes[0], "cpu");
-  EXPECT_EQ(r.failed.size(), 3u);
+  EXPECT_EQ(r.failed.size(), 2u);  // drawn out
+  EXPECT_EQ(r.unresolvable.size(), 1u);  // no GPUs
 }
 
 TEST(Extender, BindChargesUntilListedOrExpired) {

@@ -204,9 +204,11 @@ nlohmann::json ExtenderServer::Filter(const nlohmann::json& args) {
   }
   nlohmann::json out;
   out["nodenames"] = r.nodes;
-  nlohmann::json failed = nlohmann::json::object();
+  nlohmann::json failed = nlohmann::json::object(), unresolvable = nlohmann::json::object();
   for (const auto& [node, why] : r.failed) failed[node] = why;
+  for (const auto& [node, why] : r.unresolvable) unresolvable[node] = why;
   out["failedNodes"] = failed;
+  out["failedAndUnresolvableNodes"] = unresolvable;
   // A scheduler that sent whole Node objects reads them back.
   if (const nlohmann::json* nodes = FindKey(args, "nodes"); nodes && nodes->is_object() &&
                                                              FindKey(args, "nodenames") == nullptr) {

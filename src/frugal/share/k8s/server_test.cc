@@ -269,7 +269,7 @@ TEST(ExtenderServer, FilterEchoesNodeObjectsWhenNotCacheCapable) {
   EXPECT_EQ(f["nodenames"], json::array({"n2"}));
   ASSERT_EQ(f["nodes"]["items"].size(), 1u);
   EXPECT_EQ(f["nodes"]["items"][0]["metadata"]["name"], "n2");
-  EXPECT_EQ(f["failedNodes"]["n0"], "needs 8 GPU(s) with 1000 milli free, 2 of 2 have it");
+  EXPECT_EQ(f["failedAndUnresolvableNodes"]["n0"], "needs 8 GPUs, the node has 2");
 }
 
 TEST(ExtenderServer, PrioritizeScoresEveryCandidate) {
