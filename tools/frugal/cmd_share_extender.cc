@@ -99,6 +99,9 @@ int PrintCheck(k8s::ExtenderServer& server, bool json) {
   PrintTable({"node", "gpu model", "schedulable", "cpu milli free", "memory MiB free",
               "GPU milli free (per GPU)", "frag milli"},
              rows, 3);
+  if (const std::string d = state["decision"].get<std::string>(); !d.empty()) {
+    std::fputs(fmt::format("\n{}: {}\n", state["policy"].get<std::string>(), d).c_str(), stdout);
+  }
   if (const int skipped = state["skipped_objects"].get<int>(); skipped > 0) {
     std::fputs(fmt::format("\n{} object(s) could not be read and are left out (run without "
                            "--check to see why in the log)\n",
@@ -167,6 +170,7 @@ int RunExtender(ExtenderArgs a) {
   if (Status s = server.Refresh(); !s.ok()) {
     LogLine("cannot read the cluster yet (each filter call retries): " + s.message());
   }
+  if (const std::string d = (*extender)->decision(); !d.empty()) LogLine(eo.policy + ": " + d);
   LogLine(fmt::format("frugal share extender: policy {}, {} filter, workload {} ({} pods); "
                       "serving http://{}:{}, API server {}",
                       eo.policy, a.filter, a.workload, workload->size(), so.host, *port,

@@ -220,7 +220,50 @@ FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPol
   return run;
 }
 
+// WorkerRollouts over a cluster and trace of its own.
+class OwnedRollouts final : public Rollouts {
+ public:
+  OwnedRollouts(std::vector<NodeSpec> nodes, std::vector<PodSpec> pods, int64_t capacity_milli,
+                const FragExperimentOptions& o)
+      : nodes_(std::move(nodes)),
+        pods_(std::move(pods)),
+        shapes_(IndexShapes(pods_)),
+        typical_(BuildTypicalPods(pods_, o.typical)),
+        blend_(BlendTypicalPods(pods_, o.typical)),
+        memo_(&typical_),
+        blend_memo_(&blend_),
+        levels_(o.arrived_levels_pct),
+        order_(o.filter_order),
+        env_{nodes_, pods_, shapes_, capacity_milli, levels_, o.tune,
+             o.tie_break == TieBreak::kRandom, order_, memo_, blend_memo_},
+        inner_(cache_, env_) {
+    std::sort(levels_.begin(), levels_.end());
+  }
+  std::vector<double> Run(PolicyFactory make, int k) override { return inner_.Run(make, k); }
+
+ private:
+  std::vector<NodeSpec> nodes_;
+  std::vector<PodSpec> pods_;
+  ShapeIndex shapes_;
+  std::vector<TypicalPod> typical_, blend_;
+  FragMemo memo_, blend_memo_;
+  std::vector<double> levels_;
+  FilterOrder order_;
+  RunEnv env_;
+  RolloutCache cache_;
+  WorkerRollouts inner_;
+};
+
 }  // namespace
+
+std::unique_ptr<Rollouts> MakeFragRollouts(std::vector<NodeSpec> nodes, std::vector<PodSpec> pods,
+                                           const FragExperimentOptions& options) {
+  int64_t capacity = 0, asked = 0;
+  for (const NodeSpec& n : nodes) capacity += int64_t{n.num_gpus} * kMilliPerGpu;
+  for (const PodSpec& p : pods) asked += p.TotalGpuMilli();
+  if (capacity == 0 || asked == 0) return nullptr;
+  return std::make_unique<OwnedRollouts>(std::move(nodes), std::move(pods), capacity, options);
+}
 
 std::vector<int> BuildArrivals(const std::vector<PodSpec>& pods, int64_t capacity_milli,
                                double tune, uint64_t seed) {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "frugal/share/cluster.h"
 #include "frugal/share/filter_order.h"
 #include "frugal/share/frag.h"
+#include "frugal/share/placement_policy.h"
 
 namespace frugal::share {
 
@@ -99,6 +101,14 @@ struct FragExperimentResult {
 Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& nodes,
                                                const std::vector<PodSpec>& pods,
                                                const FragExperimentOptions& options);
+
+// The experiment's rollouts (fresh arrival sequences of `pods` on an empty
+// `nodes`, at `options`' levels, tune, ties and filter order) for a policy
+// that decides by them outside an experiment: gshare in the scheduler
+// extender. Each (policy, k) replays once, lazily. nullptr when the nodes
+// have no GPU or no pod asks for one. Not thread-safe.
+std::unique_ptr<Rollouts> MakeFragRollouts(std::vector<NodeSpec> nodes, std::vector<PodSpec> pods,
+                                           const FragExperimentOptions& options = {});
 
 // One run, for tests: the arrival order the protocol builds for `seed`.
 std::vector<int> BuildArrivals(const std::vector<PodSpec>& pods, int64_t capacity_milli,

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/share/frag_experiment.h"
 #include "frugal/share/placement_registry.h"
 
 namespace frugal::share::k8s {
@@ -23,18 +24,17 @@ Result<std::unique_ptr<Extender>> Extender::Create(const ExtenderOptions& option
   if (!(options.assume_ttl_s > 0)) return InvalidArgument("assume TTL must be > 0");
   auto policy = MakePlacementPolicy(options.policy);
   if (!policy.ok()) return policy.status();
-  return std::unique_ptr<Extender>(new Extender(options, std::move(models),
-                                                BuildTypicalPods(workload),
-                                                BlendTypicalPods(workload), std::move(*policy)));
+  return std::unique_ptr<Extender>(
+      new Extender(options, std::move(models), workload, std::move(*policy)));
 }
 
 Extender::Extender(const ExtenderOptions& options, GpuModelTable models,
-                   std::vector<TypicalPod> typical, std::vector<TypicalPod> blend,
-                   std::unique_ptr<PlacementPolicy> policy)
+                   std::vector<PodSpec> workload, std::unique_ptr<PlacementPolicy> policy)
     : options_(options),
       models_(std::move(models)),
-      typical_(std::move(typical)),
-      blend_(std::move(blend)),
+      workload_(std::move(workload)),
+      typical_(BuildTypicalPods(workload_)),
+      blend_(BlendTypicalPods(workload_)),
       memo_(&typical_),
       blend_memo_(&blend_),
       rng_(options.seed ^ 0x5deece66dull),
@@ -109,7 +109,17 @@ int Extender::Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
   std::vector<NodeState> states;
   states.reserve(nodes_.size());
   for (const Entry& e : nodes_) states.push_back(e.state);
+  std::unique_ptr<Rollouts> rollouts;
+  if (!rollouts_offered_) {
+    std::vector<NodeSpec> specs;
+    specs.reserve(nodes.size());
+    for (const Node& n : nodes) specs.push_back(n.spec);
+    rollouts = MakeFragRollouts(std::move(specs), workload_);
+    rollouts_offered_ = rollouts != nullptr;
+  }
+  ctx_.rollouts = rollouts.get();
   policy_->Observe(ctx_, states);
+  ctx_.rollouts = nullptr;
   return short_charged;
 }
 

@@ -12,6 +12,10 @@
 // own filters have run first); in kFit mode Filter keeps every node that
 // fits and Prioritize maps scores onto the scheduler's 0..10.
 //
+// gshare decides between its two descents as in FGD's experiment: on the
+// first Sync that lists GPUs, by replaying the workload on the listed
+// cluster, empty (32 replays; seconds on a thousand nodes).
+//
 // Not thread-safe: the server serialises calls.
 #ifndef FRUGAL_SHARE_K8S_EXTENDER_H_
 #define FRUGAL_SHARE_K8S_EXTENDER_H_
@@ -109,11 +113,12 @@ class Extender {
 
   std::vector<NodeView> Nodes() const;
   const ExtenderOptions& options() const { return options_; }
+  // What the policy decided from rollouts (gshare: which descent), or "".
+  std::string decision() const { return policy_->Decision(); }
   int assumed() const { return static_cast<int>(assumed_.size()); }
 
  private:
-  Extender(const ExtenderOptions& options, GpuModelTable models,
-           std::vector<TypicalPod> typical, std::vector<TypicalPod> blend,
+  Extender(const ExtenderOptions& options, GpuModelTable models, std::vector<PodSpec> workload,
            std::unique_ptr<PlacementPolicy> policy);
   struct Entry {
     std::string name;
@@ -136,6 +141,10 @@ class Extender {
 
   ExtenderOptions options_;
   GpuModelTable models_;
+  std::vector<PodSpec> workload_;
+  // The first Sync that lists GPUs offers the policy rollouts of the
+  // workload on the listed cluster, empty (frag_experiment.h).
+  bool rollouts_offered_ = false;
   std::vector<TypicalPod> typical_;
   std::vector<TypicalPod> blend_;
   FragMemo memo_;

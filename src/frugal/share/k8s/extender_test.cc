@@ -297,6 +297,22 @@ TEST(Extender, ReplayMatchesTheFragExperiment) {
   }
   // The workload tells the policies apart.
   EXPECT_NE(unallocated["fgd"], unallocated["best-fit"]);
+
+  // gshare picks its descent from the same rollouts as in the experiment.
+  FragExperimentOptions go;
+  go.policies = {"gshare"};
+  go.seeds = {42};
+  go.threads = 1;
+  auto experiment = RunFragExperiment(specs, trace, go);
+  ASSERT_TRUE(experiment.ok());
+  ExtenderOptions o;
+  o.policy = "gshare";
+  auto gshare = Extender::Create(o, trace, models);
+  ASSERT_TRUE(gshare.ok());
+  EXPECT_EQ((*gshare)->decision(), "");
+  (*gshare)->Sync(nodes, {}, 0);
+  EXPECT_NE((*gshare)->decision(), "");
+  EXPECT_EQ((*gshare)->decision(), experiment->results[0].decision);
 }
 
 }  // namespace

@@ -313,6 +313,7 @@ nlohmann::json ExtenderServer::State() {
                                                   static_cast<double>(gpu_milli)
                                             : 0.0},
           {"frag_gpu_pct", gpu_milli ? 100.0 * frag / static_cast<double>(gpu_milli) : 0.0},
+          {"decision", extender_->decision()},
           {"assumed_pods", extender_->assumed()},
           {"skipped_objects", skipped_objects_},
           {"filters", filters_},
