@@ -39,6 +39,7 @@ struct ExtenderArgs {
   uint64_t seed = 42;
   double assume_ttl_s = 60;
   double timeout_s = 10;
+  double resync_s = 0;
   bool quiet = false;
   bool check = false;
   bool json = false;
@@ -126,6 +127,7 @@ int RunExtender(ExtenderArgs a) {
   eo.assume_ttl_s = a.assume_ttl_s;
   k8s::ServerOptions so;
   if (Status s = ParseListen(a.listen, &so); !s.ok()) return ReportError(s);
+  so.resync_s = a.resync_s;
 
   const bool default_workload = a.workload.empty();
   if (default_workload) a.workload = AlibabaTraceDir() + "/openb_pod_list_default.csv";
@@ -222,6 +224,11 @@ void SetupShareExtender(CLI::App& share, int* exit_code) {
   cmd->add_option("--timeout", a->timeout_s, "API request timeout, seconds")
       ->capture_default_str()
       ->check(NumberIn(0, 3600, true));
+  cmd->add_option("--resync", a->resync_s,
+                  "re-read the cluster before a filter call only when the last read is this many "
+                  "seconds old (0: every call; the extender's own binds count at once)")
+      ->capture_default_str()
+      ->check(NumberIn(0, 3600));
   cmd->add_flag("--quiet", a->quiet, "no log lines");
   cmd->add_flag("--check", a->check,
                 "read the cluster once, print each node's free resources and fragmentation, exit");

@@ -4,7 +4,7 @@
 Serves the nodes and pods of a JSON file ({"nodes": NodeList, "pods":
 PodList}) the way the API server does for the calls `frugal share extender`
 makes: list nodes, list pods (honouring the fieldSelector it sends), get a
-pod, merge-patch a pod's metadata, and the pods/NAME/binding subresource.
+pod, merge-patch a pod's metadata, and the pods/NAME/binding subresource; and creating a pod (for bench/share_extender.py).
 Prints its port on the first line of stdout, then serves until killed.
 Usage: fake_kube_api.py CLUSTER.json [STATE_OUT.json]
 """
@@ -18,6 +18,7 @@ cluster = json.load(open(sys.argv[1]))
 state_out = sys.argv[2] if len(sys.argv) > 2 else None
 lock = threading.Lock()
 nodes = cluster["nodes"]  # served as it is: a NodeList, or anything else
+nodes_json = json.dumps(nodes)
 pods = {(p["metadata"].get("namespace", "default"), p["metadata"]["name"]): p
         for p in cluster["pods"]["items"]}
 
@@ -42,6 +43,21 @@ def selected(pod, selector):
     return True
 
 
+cache = {}
+
+
+def encoded(key):
+    """A pod's JSON, kept until the pod changes (see changed)."""
+    if key not in cache:
+        cache[key] = json.dumps(pods[key])
+    return cache[key]
+
+
+def changed(key):
+    cache.pop(key, None)
+    save()
+
+
 def save():
     if state_out:
         with open(state_out + ".tmp", "w") as f:
@@ -55,7 +71,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, code, body):
-        data = json.dumps(body).encode()
+        self.reply_raw(code, json.dumps(body))
+
+    def reply_raw(self, code, text):
+        data = text.encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -74,11 +93,11 @@ class Handler(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query)
         with lock:
             if url.path == "/api/v1/nodes":
-                return self.reply(200, nodes)
+                return self.reply_raw(200, nodes_json)
             if url.path == "/api/v1/pods":
                 sel = query.get("fieldSelector", [""])[0]
-                return self.reply(200, {"kind": "PodList",
-                                        "items": [p for p in pods.values() if selected(p, sel)]})
+                items = ",".join(encoded(k) for k, p in pods.items() if selected(p, sel))
+                return self.reply_raw(200, '{"kind":"PodList","items":[' + items + ']}')
             key = self.pod_key(parts)
             if key in pods and len(parts) == 6:
                 return self.reply(200, pods[key])
@@ -95,13 +114,22 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("Content-Type") != "application/merge-patch+json":
                 return self.reply(415, {"kind": "Status", "reason": "UnsupportedMediaType"})
             merge(pods[key], self.body())
-            save()
+            changed(key)
             self.reply(200, pods[key])
 
     def do_POST(self):
         parts = self.path.strip("/").split("/")
         key = self.pod_key(parts)
         with lock:
+            if len(parts) == 5 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
+                pod = self.body()  # create a pod
+                new = (parts[3], pod["metadata"]["name"])
+                if new in pods:
+                    return self.reply(409, {"kind": "Status", "reason": "AlreadyExists"})
+                pod["metadata"]["namespace"] = parts[3]
+                pods[new] = pod
+                changed(new)
+                return self.reply(201, pod)
             if key not in pods or parts[-1] != "binding":
                 return self.reply(404, {"kind": "Status", "reason": "NotFound"})
             b = self.body()
@@ -110,7 +138,7 @@ class Handler(BaseHTTPRequestHandler):
                                         "message": "pod %s is already assigned" % key[1]})
             pods[key]["spec"]["nodeName"] = b["target"]["name"]
             pods[key].setdefault("status", {})["phase"] = "Running"
-            save()
+            changed(key)
             self.reply(201, {"kind": "Status", "status": "Success"})
 
 

@@ -43,6 +43,10 @@ std::string StringField(const nlohmann::json& args, std::string_view key) {
 
 nlohmann::json ErrorJson(const std::string& message) { return {{"error", message}}; }
 
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // Parses each item on its own, so that one malformed object costs only
 // itself; returns how many were skipped and the first reason.
 template <typename T, typename F>
@@ -121,8 +125,7 @@ void ExtenderServer::Log(const std::string& line) const {
 }
 
 double ExtenderServer::Now() const {
-  if (options_.clock) return options_.clock();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return options_.clock ? options_.clock() : WallSeconds();
 }
 
 Result<int> ExtenderServer::Bind() {
@@ -151,9 +154,11 @@ Status ExtenderServer::Refresh() {
 }
 
 Status ExtenderServer::RefreshLocked() {
+  const double t0 = WallSeconds();
   auto nodes_json = api_->Get("/api/v1/nodes");
-  if (!nodes_json.ok()) return nodes_json.status();
-  auto pods_json = api_->Get(kBoundPodsPath);
+  auto pods_json = nodes_json.ok() ? api_->Get(kBoundPodsPath) : nodes_json;
+  const double t1 = WallSeconds();
+  api_s_ += t1 - t0;
   if (!pods_json.ok()) return pods_json.status();
   for (const auto& [path, list] : {std::pair{"/api/v1/nodes", &*nodes_json}, {"/api/v1/pods", &*pods_json}}) {
     const nlohmann::json* items = FindKey(*list, "items");
@@ -181,6 +186,9 @@ Status ExtenderServer::RefreshLocked() {
                     short_charged));
   }
   short_charged_ = short_charged;
+  sync_s_ += WallSeconds() - t1;
+  refreshed_ = true;
+  last_refresh_ = Now();
   return Status::Ok();
 }
 
@@ -195,9 +203,13 @@ nlohmann::json ExtenderServer::Filter(const nlohmann::json& args) {
   ++filters_;
   auto pod = PodOf(args);
   if (!pod.ok()) return ErrorJson("filter: " + pod.status().message());
-  if (Status s = RefreshLocked(); !s.ok()) return ErrorJson("filter: " + s.message());
+  if (!refreshed_ || Now() - last_refresh_ >= options_.resync_s) {
+    if (Status s = RefreshLocked(); !s.ok()) return ErrorJson("filter: " + s.message());
+  }
   const std::vector<std::string> candidates = CandidateNames(args);
+  const double t0 = WallSeconds();
   const FilterResult r = extender_->Filter(*pod, candidates);
+  decide_s_ += WallSeconds() - t0;
   if (!pod->uid.empty()) {
     if (pending_.size() > 10000) pending_.clear();
     pending_[pod->uid] = *pod;
@@ -262,7 +274,9 @@ nlohmann::json ExtenderServer::BindPod(const nlohmann::json& args) {
     Log("bind " + ns + "/" + name + " -> " + node + " failed: " + message);
     return ErrorJson(message);
   };
+  const double t0 = WallSeconds();
   auto b = extender_->Bind(pod, node, Now());
+  decide_s_ += WallSeconds() - t0;
   if (!b.ok()) return fail(b.status().message());
   if (b->gpus != 0) {
     const std::map<std::string, std::string> annotations = {
@@ -319,6 +333,7 @@ nlohmann::json ExtenderServer::State() {
           {"filters", filters_},
           {"binds", binds_},
           {"bind_failures", bind_failures_},
+          {"seconds", {{"api", api_s_}, {"sync", sync_s_}, {"decide", decide_s_}}},
           {"nodes", nodes}};
 }
 

@@ -260,6 +260,39 @@ TEST(ExtenderServer, PackingOverRefreshesNeverOvercommitsAGpu) {
   EXPECT_EQ(h.server->State()["binds"], bound);
 }
 
+TEST(ExtenderServer, ResyncReadsTheClusterAtMostThatOften) {
+  FakeApi api;
+  api.AddNode("n0", 2, "T4");
+  ApiOptions ao;
+  ao.url = api.url();
+  auto client = ApiClient::Create(ao);
+  ASSERT_TRUE(client.ok());
+  auto extender = Extender::Create({}, Workload(), GpuModelTable());
+  ASSERT_TRUE(extender.ok());
+  double now = 0;
+  ServerOptions so;
+  so.clock = [&] { return now; };
+  so.resync_s = 5;
+  ExtenderServer server(extender->get(), client->get(), so);
+  auto filter = [&](const std::string& name) {
+    return server.Filter({{"pod", api.AddPod(name, 1, 1000)}, {"nodenames", {"n0", "n1"}}});
+  };
+  // n1 joins after the first read: unseen until resync_s has passed.
+  EXPECT_EQ(filter("a")["nodenames"], json::array({"n0"}));
+  api.AddNode("n1", 2, "T4");
+  now = 4;
+  EXPECT_EQ(filter("b")["failedAndUnresolvableNodes"]["n1"], "not a node the API server lists");
+  now = 5;
+  EXPECT_EQ(filter("c")["nodenames"].size(), 2u);
+  // Its own binds count in between.
+  ASSERT_EQ(server.BindPod({{"podName", "c"}, {"podNamespace", "ml"}, {"podUID", "uid-c"}, {"node", "n1"}}),
+            json::object());
+  ASSERT_EQ(server.BindPod({{"podName", "b"}, {"podNamespace", "ml"}, {"podUID", "uid-b"}, {"node", "n1"}}),
+            json::object());
+  now = 6;
+  EXPECT_EQ(filter("d")["failedNodes"]["n1"], "needs 1 GPU(s) with 1000 milli free, 0 of 2 have it");
+}
+
 TEST(ExtenderServer, FilterEchoesNodeObjectsWhenNotCacheCapable) {
   Harness h;
   const json pod = h.api.AddPod("big", 8, 1000);
