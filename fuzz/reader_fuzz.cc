@@ -97,11 +97,11 @@ void FuzzColocation(std::string_view data) {
 
 // {"nodes": NodeList, "pods": PodList} (or one object, or a quantity):
 // every pod the lists hold is filtered and bound onto the nodes.
-void FuzzKubernetesObjects(const std::string& data) {
+void FuzzKubernetesObjects(std::string_view data) {
   namespace k8s = frugal::share::k8s;
   (void)k8s::ParseQuantity(data);
   (void)k8s::ParseGpuIndex(data);
-  const nlohmann::json j = nlohmann::json::parse(data, nullptr, false);
+  const nlohmann::json j = nlohmann::json::parse(data.begin(), data.end(), nullptr, false);
   if (j.is_discarded()) return;
   frugal::share::GpuModelTable models;
   (void)k8s::NodeFromJson(j, &models);

@@ -102,6 +102,7 @@ expect_error 1 "missing.csv" share extender --check --api "$API" --workload "$TM
 expect_error 1 "empty_pods.csv" share extender --check --api "$API" --workload testdata/share/empty_pods.csv
 expect_error 1 "token: " share extender --check --api "$API" --workload $W --token-file "$TMP/no-token"
 expect_error 1 "--timeout" share extender --check --api "$API" --workload $W --timeout 0
+expect_error 1 "--resync" share extender --check --api "$API" --workload $W --resync -1
 # Nothing listens on port 1: unreachable, one line.
 expect_error 1 "GET http://127.0.0.1:1/api/v1/nodes: cannot reach the API server" \
   share extender --check --api http://127.0.0.1:1 --workload $W --timeout 2
