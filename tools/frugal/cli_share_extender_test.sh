@@ -93,6 +93,8 @@ grep -q "frugal share extender: stopped" "$TMP/log" || fail "log lacks the stop"
 
 # Bad input: one line, exit 1; usage errors exit 2.
 expect_error 2 "--json needs --check" share extender --json --api "$API" --workload $W
+expect_error 2 "--listen does not apply with --check" share extender --check --listen :9000 --api "$API" --workload $W
+expect_error 2 "--seed applies to --policy random only" share extender --check --seed 7 --api "$API" --workload $W
 expect_error 2 "--policy takes one placement policy" share extender --policy all --check --api "$API" --workload $W
 expect_error 1 "unknown policy 'nope'" share extender --policy nope --check --api "$API" --workload $W
 expect_error 1 "--filter: filter mode 'most'" share extender --filter most --check --api "$API" --workload $W

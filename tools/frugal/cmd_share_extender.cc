@@ -43,6 +43,9 @@ struct ExtenderArgs {
   bool quiet = false;
   bool check = false;
   bool json = false;
+  // Flags the user gave that --check or the policy cannot use.
+  std::vector<std::string> given_unused_by_check;
+  bool seed_given = false;
 };
 
 // "HOST:PORT", ":PORT" (all interfaces) or "PORT" (loopback).
@@ -115,11 +118,17 @@ int PrintCheck(k8s::ExtenderServer& server, bool json) {
 
 int RunExtender(ExtenderArgs a) {
   if (a.json && !a.check) return ReportUsage("--json needs --check (the server logs lines)");
+  if (a.check && !a.given_unused_by_check.empty()) {
+    return ReportUsage(a.given_unused_by_check[0] + " does not apply with --check (it serves nothing)");
+  }
   k8s::ExtenderOptions eo;
   auto policy = share::ParsePolicyList(a.policy);
   if (!policy.ok()) return ReportError(policy.status().WithPrefix("--policy"));
   if (policy->size() != 1) return ReportUsage("--policy takes one placement policy, got '" + a.policy + "'");
   eo.policy = (*policy)[0];
+  if (a.seed_given && eo.policy != "random") {
+    return ReportUsage("--seed applies to --policy random only, not " + eo.policy);
+  }
   auto filter = k8s::ParseExtenderFilter(a.filter);
   if (!filter.ok()) return ReportError(filter.status().WithPrefix("--filter"));
   eo.filter = *filter;
@@ -233,7 +242,13 @@ void SetupShareExtender(CLI::App& share, int* exit_code) {
   cmd->add_flag("--check", a->check,
                 "read the cluster once, print each node's free resources and fragmentation, exit");
   cmd->add_flag("--json", a->json, "with --check: the cluster view as JSON");
-  cmd->callback([a, exit_code] { *exit_code = RunExtender(*a); });
+  cmd->callback([a, cmd, exit_code] {
+    for (const char* flag : {"--listen", "--resync", "--assume-ttl", "--quiet"}) {
+      if (cmd->count(flag) > 0) a->given_unused_by_check.emplace_back(flag);
+    }
+    a->seed_given = cmd->count("--seed") > 0;
+    *exit_code = RunExtender(*a);
+  });
 }
 
 }  // namespace frugal::cli
