@@ -91,6 +91,45 @@ wait $EXT || fail "extender exit on SIGTERM: $?"
 grep -q "bind ml/whisper -> " "$TMP/log" || fail "log lacks the bind: $(cat "$TMP/log")"
 grep -q "frugal share extender: stopped" "$TMP/log" || fail "log lacks the stop"
 
+# --watch: one list, then the API server's events. Another client ends
+# resnet-train (its 4 GPUs on gpu-v100-1 come free); the extender sees it
+# at its next filter call without listing again.
+"$FRUGAL" share extender --watch --api "$API" --workload $W --listen 127.0.0.1:0 2>"$TMP/wlog" &
+EXT=$!
+PIDS+=($EXT)
+for _ in $(seq 100); do grep -q "serving http" "$TMP/wlog" && break; sleep 0.1; done
+URL="$(grep -o 'serving http://[0-9.:]*' "$TMP/wlog" | head -1 | cut -d' ' -f2)"
+[ -n "$URL" ] || fail "extender --watch did not start: $(cat "$TMP/wlog")"
+grep -q "(watched)" "$TMP/wlog" || fail "extender --watch log: $(cat "$TMP/wlog")"
+python3 - "$URL" "$API" "$CLUSTER" <<'PY' || fail "extender --watch: $(cat "$TMP/wlog")"
+import json, sys, time, urllib.request
+url, api, cluster = sys.argv[1:]
+def call(u, body=None, method=None, ctype="application/json"):
+    req = urllib.request.Request(u, json.dumps(body).encode() if body is not None else None,
+                                 {"Content-Type": ctype}, method=method)
+    return json.load(urllib.request.urlopen(req, timeout=10))
+c = json.load(open(cluster))
+probe = next(p for p in c["pods"]["items"] if p["metadata"]["name"] == "whisper")
+probe["metadata"]["name"], probe["metadata"]["uid"] = "probe", "uid-probe"
+names = [n["metadata"]["name"] for n in c["nodes"]["items"]]
+call(url + "/scheduler/filter", {"Pod": probe, "NodeNames": names})
+before = call(url + "/state")
+assert before["watch"]["lists"] == 2, before["watch"]
+call(api + "/api/v1/namespaces/ml/pods/resnet-train", {"status": {"phase": "Succeeded"}},
+     "PATCH", "application/merge-patch+json")
+for _ in range(100):
+    call(url + "/scheduler/filter", {"Pod": probe, "NodeNames": names})
+    after = call(url + "/state")
+    if after["unallocated_gpu_pct"] > before["unallocated_gpu_pct"] + 1:
+        break
+    time.sleep(0.05)
+assert abs(after["unallocated_gpu_pct"] - before["unallocated_gpu_pct"] - 100 * 4 / 23) < 1e-9, (before, after)
+assert after["watch"]["lists"] == 2 and after["watch"]["events"] >= 1, after["watch"]
+PY
+kill -TERM $EXT
+wait $EXT || fail "extender --watch exit on SIGTERM: $?"
+grep -q "frugal share extender: stopped" "$TMP/wlog" || fail "--watch log lacks the stop"
+
 # Bad input: one line, exit 1; usage errors exit 2.
 expect_error 2 "--json needs --check" share extender --json --api "$API" --workload $W
 expect_error 2 "--listen does not apply with --check" share extender --check --listen :9000 --api "$API" --workload $W
@@ -105,6 +144,10 @@ expect_error 1 "empty_pods.csv" share extender --check --api "$API" --workload t
 expect_error 1 "token: " share extender --check --api "$API" --workload $W --token-file "$TMP/no-token"
 expect_error 1 "--timeout" share extender --check --api "$API" --workload $W --timeout 0
 expect_error 1 "--resync" share extender --check --api "$API" --workload $W --resync -1
+expect_error 2 "--resync does not apply with --watch" share extender --watch --resync 5 --api "$API" --workload $W
+expect_error 2 "--watch does not apply with --check" share extender --watch --check --api "$API" --workload $W
+expect_error 1 "--watch: GET http://127.0.0.1:1/api/v1/nodes: cannot reach the API server" \
+  share extender --watch --api http://127.0.0.1:1 --workload $W --timeout 2 --listen 127.0.0.1:0
 # Nothing listens on port 1: unreachable, one line.
 expect_error 1 "GET http://127.0.0.1:1/api/v1/nodes: cannot reach the API server" \
   share extender --check --api http://127.0.0.1:1 --workload $W --timeout 2

@@ -19,6 +19,7 @@
 #include "frugal/share/k8s/api_client.h"
 #include "frugal/share/k8s/extender.h"
 #include "frugal/share/k8s/server.h"
+#include "frugal/share/k8s/watch.h"
 #include "frugal/share/placement_registry.h"
 #include "frugal/share/pod_trace.h"
 #include "share_verbs.h"
@@ -41,6 +42,7 @@ struct ExtenderArgs {
   double timeout_s = 10;
   double resync_s = 0;
   bool quiet = false;
+  bool watch = false;
   bool check = false;
   bool json = false;
   // Flags the user gave that --check or the policy cannot use.
@@ -126,6 +128,9 @@ int RunExtender(ExtenderArgs a) {
   if (!policy.ok()) return ReportError(policy.status().WithPrefix("--policy"));
   if (policy->size() != 1) return ReportUsage("--policy takes one placement policy, got '" + a.policy + "'");
   eo.policy = (*policy)[0];
+  if (a.watch && a.resync_s > 0) {
+    return ReportUsage("--resync does not apply with --watch (the watch keeps the cluster current)");
+  }
   if (a.seed_given && eo.policy != "random") {
     return ReportUsage("--seed applies to --policy random only, not " + eo.policy);
   }
@@ -178,14 +183,21 @@ int RunExtender(ExtenderArgs a) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto port = server.Bind();
   if (!port.ok()) return ReportError(port.status());
+  // Declared after the server, so it stops before the server goes.
+  std::unique_ptr<k8s::ClusterWatch> watch;
+  if (a.watch) {
+    watch = std::make_unique<k8s::ClusterWatch>(ao, so.log);
+    if (Status s = watch->Start(); !s.ok()) return ReportError(s.WithPrefix("--watch"));
+    server.set_watch(watch.get());
+  }
   if (Status s = server.Refresh(); !s.ok()) {
     LogLine("cannot read the cluster yet (each filter call retries): " + s.message());
   }
   if (const std::string d = (*extender)->decision(); !d.empty()) LogLine(eo.policy + ": " + d);
   LogLine(fmt::format("frugal share extender: policy {}, {} filter, workload {} ({} pods); "
-                      "serving http://{}:{}, API server {}",
+                      "serving http://{}:{}, API server {}{}",
                       eo.policy, a.filter, a.workload, workload->size(), so.host, *port,
-                      (*api)->url()));
+                      (*api)->url(), a.watch ? " (watched)" : ""));
   std::thread waiter([&server, signals] {
     int sig = 0;
     sigwait(&signals, &sig);
@@ -238,12 +250,15 @@ void SetupShareExtender(CLI::App& share, int* exit_code) {
                   "seconds old (0: every call; the extender's own binds count at once)")
       ->capture_default_str()
       ->check(NumberIn(0, 3600));
+  cmd->add_flag("--watch", a->watch,
+                "keep the cluster view current by watching the API server (list once, then "
+                "follow its events) instead of listing it for filter calls");
   cmd->add_flag("--quiet", a->quiet, "no log lines");
   cmd->add_flag("--check", a->check,
                 "read the cluster once, print each node's free resources and fragmentation, exit");
   cmd->add_flag("--json", a->json, "with --check: the cluster view as JSON");
   cmd->callback([a, cmd, exit_code] {
-    for (const char* flag : {"--listen", "--resync", "--assume-ttl", "--quiet"}) {
+    for (const char* flag : {"--listen", "--resync", "--assume-ttl", "--quiet", "--watch"}) {
       if (cmd->count(flag) > 0) a->given_unused_by_check.emplace_back(flag);
     }
     a->seed_given = cmd->count("--seed") > 0;

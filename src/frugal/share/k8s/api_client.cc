@@ -68,16 +68,21 @@ ApiClient::ApiClient(const ApiOptions& options, std::string prefix,
 
 ApiClient::~ApiClient() = default;
 
+// The Authorization header, the token re-read from its file.
+static Status AddToken(const ApiOptions& options, httplib::Headers* headers) {
+  if (options.token_file.empty()) return Status::Ok();
+  auto token = ReadFileToString(options.token_file);
+  if (!token.ok()) return token.status().WithPrefix("API token");
+  std::string t = *token;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  headers->emplace("Authorization", "Bearer " + t);
+  return Status::Ok();
+}
+
 Status ApiClient::Send(const std::string& method, const std::string& path, const std::string& body,
                        const std::string& content_type, std::string* response) {
   httplib::Headers headers = {{"Accept", "application/json"}};
-  if (!options_.token_file.empty()) {
-    auto token = ReadFileToString(options_.token_file);
-    if (!token.ok()) return token.status().WithPrefix("API token");
-    std::string t = *token;
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    headers.emplace("Authorization", "Bearer " + t);
-  }
+  FRUGAL_RETURN_IF_ERROR(AddToken(options_, &headers));
   const std::string full = prefix_ + path;
   httplib::Result r = method == "GET"     ? http_->Get(full, headers)
                       : method == "PATCH" ? http_->Patch(full, headers, body, content_type)
@@ -93,6 +98,55 @@ Status ApiClient::Send(const std::string& method, const std::string& path, const
   if (response != nullptr) *response = std::move(r->body);
   return Status::Ok();
 }
+
+Status ApiClient::Watch(const std::string& path,
+                        const std::function<bool(const std::string& line)>& on_line) {
+  httplib::Headers headers = {{"Accept", "application/json"}};
+  FRUGAL_RETURN_IF_ERROR(AddToken(options_, &headers));
+  std::string partial, error_body;
+  int status = 0;
+  bool ended = false;  // by on_line
+  httplib::Result r = http_->Get(
+      prefix_ + path, headers,
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        if (status < 200 || status >= 300) {
+          if (error_body.size() < 4096) error_body.append(data, n);
+          return true;
+        }
+        partial.append(data, n);
+        size_t start = 0;
+        for (size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+          if (nl > start && !on_line(partial.substr(start, nl - start))) {
+            ended = true;
+            return false;
+          }
+        }
+        partial.erase(0, start);
+        return true;
+      });
+  const std::string what = "GET " + options_.url + path;
+  if (ended) return Status::Ok();
+  if (status != 0 && (status < 200 || status >= 300)) {
+    return InvalidArgument(what + ": HTTP " + std::to_string(status) + ": " + Snippet(error_body));
+  }
+  if (!r) {
+    // Canceled; or a read that timed out on a quiet stream (the API server
+    // sends nothing between events): the watcher watches again from where
+    // it was.
+    if (r.error() == httplib::Error::Canceled || (status != 0 && r.error() == httplib::Error::Read)) {
+      return Status::Ok();
+    }
+    return FailedPrecondition(what + ": watch stream ended (" + httplib::to_string(r.error()) + ")");
+  }
+  if (!partial.empty()) on_line(partial);
+  return Status::Ok();
+}
+
+void ApiClient::Cancel() { http_->stop(); }
 
 Result<nlohmann::json> ApiClient::Get(const std::string& path) {
   std::string body;

@@ -6,6 +6,7 @@
 #ifndef FRUGAL_SHARE_K8S_API_CLIENT_H_
 #define FRUGAL_SHARE_K8S_API_CLIENT_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,6 +50,15 @@ class ApiClient {
   // POST .../pods/NAME/binding.
   Status BindPod(const std::string& ns, const std::string& name, const std::string& uid,
                  const std::string& node);
+
+  // GET path as a watch stream (path carries ?watch=1...): calls on_line
+  // with each newline-terminated line of the answer until the server ends
+  // the stream, on_line returns false, or Cancel. FailedPrecondition when
+  // the server cannot be reached or the stream breaks, InvalidArgument for
+  // a non-2xx answer; Ok when the stream ended or was ended.
+  Status Watch(const std::string& path, const std::function<bool(const std::string& line)>& on_line);
+  // Ends a Watch in progress from another thread.
+  void Cancel();
 
   const std::string& url() const { return options_.url; }
 

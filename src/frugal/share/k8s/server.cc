@@ -7,13 +7,10 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "frugal/share/k8s/watch.h"
+
 namespace frugal::share::k8s {
 namespace {
-
-// Nodes with pods on them, not finished: what holds resources.
-constexpr const char* kBoundPodsPath =
-    "/api/v1/pods?fieldSelector=spec.nodeName%21%3D%2Cstatus.phase%21%3DSucceeded"
-    "%2Cstatus.phase%21%3DFailed";
 
 // Candidate node names of ExtenderArgs: NodeNames (nodeCacheCapable) or
 // the names of Nodes.items.
@@ -148,6 +145,12 @@ void ExtenderServer::Run() { http_->listen_after_bind(); }
 
 void ExtenderServer::Stop() { http_->stop(); }
 
+void ExtenderServer::set_watch(ClusterWatch* watch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  options_.watch = watch;
+  refreshed_ = false;
+}
+
 Status ExtenderServer::Refresh() {
   std::lock_guard<std::mutex> lock(mu_);
   return RefreshLocked();
@@ -155,6 +158,12 @@ Status ExtenderServer::Refresh() {
 
 Status ExtenderServer::RefreshLocked() {
   const double t0 = WallSeconds();
+  if (options_.watch != nullptr) {
+    ClusterWatch::View view = options_.watch->Snapshot(extender_->models());
+    if (!view.changed && refreshed_) return Status::Ok();
+    SyncLocked(view.nodes, view.pods, view.skipped, view.first_skip, t0);
+    return Status::Ok();
+  }
   auto nodes_json = api_->Get("/api/v1/nodes");
   auto pods_json = nodes_json.ok() ? api_->Get(kBoundPodsPath) : nodes_json;
   const double t1 = WallSeconds();
@@ -175,8 +184,14 @@ Status ExtenderServer::RefreshLocked() {
   auto pods = LenientItems<Pod>(
       *pods_json, [&](const nlohmann::json& j) { return PodFromJson(j, models); }, &skipped,
       &first);
+  SyncLocked(nodes, pods, skipped, first, t1);
+  return Status::Ok();
+}
+
+void ExtenderServer::SyncLocked(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
+                                int skipped, const std::string& first_skip, double since) {
   if (skipped != skipped_objects_ && skipped > 0) {
-    Log(fmt::format("skipping {} object(s) the extender cannot read; first: {}", skipped, first));
+    Log(fmt::format("skipping {} object(s) the extender cannot read; first: {}", skipped, first_skip));
   }
   skipped_objects_ = skipped;
   const int short_charged = extender_->Sync(nodes, pods, Now());
@@ -186,10 +201,10 @@ Status ExtenderServer::RefreshLocked() {
                     short_charged));
   }
   short_charged_ = short_charged;
-  sync_s_ += WallSeconds() - t1;
+  sync_s_ += WallSeconds() - since;
+  ++syncs_;
   refreshed_ = true;
   last_refresh_ = Now();
-  return Status::Ok();
 }
 
 Result<Pod> ExtenderServer::PodOf(const nlohmann::json& args) {
@@ -203,7 +218,7 @@ nlohmann::json ExtenderServer::Filter(const nlohmann::json& args) {
   ++filters_;
   auto pod = PodOf(args);
   if (!pod.ok()) return ErrorJson("filter: " + pod.status().message());
-  if (!refreshed_ || Now() - last_refresh_ >= options_.resync_s) {
+  if (options_.watch != nullptr || !refreshed_ || Now() - last_refresh_ >= options_.resync_s) {
     if (Status s = RefreshLocked(); !s.ok()) return ErrorJson("filter: " + s.message());
   }
   const std::vector<std::string> candidates = CandidateNames(args);
@@ -333,8 +348,16 @@ nlohmann::json ExtenderServer::State() {
           {"filters", filters_},
           {"binds", binds_},
           {"bind_failures", bind_failures_},
+          {"syncs", syncs_},
           {"seconds", {{"api", api_s_}, {"sync", sync_s_}, {"decide", decide_s_}}},
+          {"watch", WatchJson()},
           {"nodes", nodes}};
+}
+
+nlohmann::json ExtenderServer::WatchJson() const {
+  if (options_.watch == nullptr) return nullptr;
+  const WatchStats w = options_.watch->stats();
+  return {{"events", w.events}, {"lists", w.lists}, {"rewatches", w.rewatches}, {"errors", w.errors}};
 }
 
 }  // namespace frugal::share::k8s

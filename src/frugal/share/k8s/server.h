@@ -6,9 +6,10 @@
 //   POST .../bind        ExtenderBindingArgs -> ExtenderBindingResult
 //   GET  /healthz        "ok"
 //   GET  /state          the extender's view of the cluster (JSON)
-// with one Extender. Before a filter call it re-reads the cluster from
-// the API server (nodes; pods bound and not finished; at most every
-// ServerOptions::resync_s); bind writes the
+// with one Extender. Before a filter call it brings the cluster up to
+// date: from a ClusterWatch (watch.h) when it has one, reading only what
+// changed; else by listing it from the API server (nodes; pods bound and
+// not finished; at most every ServerOptions::resync_s). Bind writes the
 // pod's alibabacloud.com/gpu-index annotation, then binds it. Handlers
 // run on the server's threads one at a time (a mutex), so the cluster
 // view is never read while it changes.
@@ -33,6 +34,8 @@ class Server;
 
 namespace frugal::share::k8s {
 
+class ClusterWatch;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8888;  // 0: any free port (Bind says which)
@@ -45,6 +48,9 @@ struct ServerOptions {
   // are charged as it makes them; other schedulers' binds and departures
   // show at the next read.
   double resync_s = 0;
+  // When set, the cluster view comes from this watch (resync_s unused).
+  // Not owned; must outlive the server.
+  ClusterWatch* watch = nullptr;
 };
 
 class ExtenderServer {
@@ -59,7 +65,10 @@ class ExtenderServer {
   // From any thread (a signal handler's helper thread, a test).
   void Stop();
 
-  // Re-reads the cluster from the API server into the extender.
+  // Serves the cluster from `watch` from now on (see ServerOptions::watch).
+  void set_watch(ClusterWatch* watch);
+
+  // Brings the extender's cluster up to date (list, or the watch's changes).
   Status Refresh();
 
   // The handlers, without HTTP: a request body in, a response body out.
@@ -75,6 +84,10 @@ class ExtenderServer {
   double Now() const;
   Result<Pod> PodOf(const nlohmann::json& args);
   Status RefreshLocked();  // REQUIRES: mu_ held
+  // Hands a listed or watched cluster to the extender. REQUIRES: mu_ held.
+  void SyncLocked(const std::vector<Node>& nodes, const std::vector<Pod>& pods, int skipped,
+                  const std::string& first_skip, double since);
+  nlohmann::json WatchJson() const;
 
   Extender* extender_;
   ApiClient* api_;
@@ -84,7 +97,7 @@ class ExtenderServer {
   std::map<std::string, Pod> pending_;  // pods seen by filter, by UID
   int skipped_objects_ = 0;             // of the last Refresh
   int short_charged_ = 0;
-  int64_t binds_ = 0, bind_failures_ = 0, filters_ = 0;
+  int64_t binds_ = 0, bind_failures_ = 0, filters_ = 0, syncs_ = 0;
   // Wall seconds spent, in all: waiting for the API server's lists,
   // reading them into the cluster model, and deciding (filter, bind).
   double api_s_ = 0, sync_s_ = 0, decide_s_ = 0;
