@@ -19,10 +19,12 @@ the stand-in API server's own time per filter (its list answers) measured
 apart. Context, not a target: `frugal share frag --policy P --seeds 42
 --tune T` on the same files (its own arrival sequence).
 
-Each policy runs with each --resync (0: re-read before every filter; 1:
-at most once a second, the extender's own binds counted as it makes them).
+Each policy runs with each --view: 0 (--resync 0, re-list before every
+filter), 1 (--resync 1, at most once a second, the extender's own binds
+counted as it makes them) and watch (--watch: one list, then the API
+server's watch events; no list per filter).
 
-Usage: bench/share_extender.py [BUILD_DIR] [--policies fgd,best-fit] [--resync 0,1] [--tune 1.0]
+Usage: bench/share_extender.py [BUILD_DIR] [--policies fgd,best-fit] [--view 0,1,watch] [--tune 1.0]
 """
 import argparse
 import csv
@@ -72,7 +74,8 @@ def main():
     ap.add_argument("--policies", default="fgd")
     ap.add_argument("--tune", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--resync", default="0,1", help="the extender's --resync values to run")
+    ap.add_argument("--view", default="0,1,watch",
+                    help="how the extender reads the cluster: --resync seconds, or watch")
     args = ap.parse_args()
     frugal = os.path.join(ROOT, args.build, "tools", "frugal", "frugal")
     node_rows = list(csv.DictReader(open(os.path.join(TRACES, "openb_node_list_gpu_node.csv"))))
@@ -96,16 +99,17 @@ def main():
     json.dump({"nodes": {"kind": "NodeList", "items": nodes}, "pods": {"kind": "PodList", "items": []}},
               open(cluster, "w"))
     results = []
-    runs = [(p, float(r)) for p in args.policies.split(",") for r in args.resync.split(",")]
-    for policy, resync in runs:
+    runs = [(p, v) for p in args.policies.split(",") for v in args.view.split(",")]
+    for policy, view in runs:
+        view_flags = ["--watch"] if view == "watch" else ["--resync", str(float(view))]
         api_log = open(os.path.join(tmp, "api.log"), "w+")
         api, port_line = start([sys.executable, os.path.join(ROOT, "tools", "frugal", "fake_kube_api.py"), cluster],
                                "", api_log)
         time.sleep(0.2)
         api_url = "http://127.0.0.1:" + open(api_log.name).readline().strip()
-        ext_log = open(os.path.join(tmp, "ext-%s-%g.log" % (policy, resync)), "w+")
+        ext_log = open(os.path.join(tmp, "ext-%s-%s.log" % (policy, view)), "w+")
         ext, line = start([frugal, "share", "extender", "--policy", policy, "--api", api_url,
-                           "--listen", "127.0.0.1:0", "--quiet", "--timeout", "60", "--resync", str(resync)],
+                           "--listen", "127.0.0.1:0", "--quiet", "--timeout", "60"] + view_flags,
                           "serving http://", ext_log)
         url = line.split("serving ")[1].split(",")[0]
         filt, bind, listing, failed = [], [], [], 0
@@ -167,7 +171,8 @@ def main():
             [frugal, "share", "frag", "--policy", policy, "--seeds", str(args.seed), "--tune", str(args.tune),
              "--threads", "2", "--json"], check=True, capture_output=True, text=True).stdout)
         results.append({
-            "policy": policy, "resync_s": resync, "pods": len(arrivals), "failed_pods": failed,
+            "policy": policy, "view": "watch" if view == "watch" else "resync %g s" % float(view),
+            "pods": len(arrivals), "failed_pods": failed,
             "unallocated_gpu_pct": round(100 - 100.0 * allocated / capacity, 3),
             "extender_unallocated_gpu_pct": round(state["unallocated_gpu_pct"], 3),
             "overcommitted_gpus": sum(1 for v in used.values() if v > 1000),
@@ -177,11 +182,13 @@ def main():
             # The extender's own account (GET /state): API wait, reading the
             # lists into the model, deciding.
             "extender_seconds": {k: round(v, 3) for k, v in state["seconds"].items()},
+            "extender_syncs": state["syncs"],
+            "watch": state["watch"],
             "frag_experiment_context": {"failed_pods": frag["results"][0]["failed_pods"],
                                         "unallocated_gpu_pct_final": frag["results"][0]["unallocated_gpu_pct"][-1]},
         })
-        print("share_extender: %s done: %d failed, %.2f %% unallocated" %
-              (policy, failed, results[-1]["unallocated_gpu_pct"]), file=sys.stderr)
+        print("share_extender: %s (%s) done: %d failed, %.2f %% unallocated" %
+              (policy, view, failed, results[-1]["unallocated_gpu_pct"]), file=sys.stderr)
     out = {"nodes": len(nodes), "gpus": capacity // 1000, "tune": args.tune, "seed": args.seed,
            "results": results}
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
