@@ -405,14 +405,21 @@ Result<Pod> PodFromJson(const nlohmann::json& object, GpuModelTable* models) {
   return pod;
 }
 
-namespace {
-
-template <typename T, typename F>
-Result<std::vector<T>> ItemsOf(const nlohmann::json& list, const std::string& source, F parse) {
+Result<const nlohmann::json*> ListItems(const nlohmann::json& list, const std::string& source) {
   const nlohmann::json* items = FindKey(list, "items");
   if (items == nullptr || !(items->is_array() || items->is_null())) {
     return InvalidArgument(source + ": not a list (no items array)");
   }
+  return items;
+}
+
+namespace {
+
+template <typename T, typename F>
+Result<std::vector<T>> ItemsOf(const nlohmann::json& list, const std::string& source, F parse) {
+  auto found = ListItems(list, source);
+  if (!found.ok()) return found.status();
+  const nlohmann::json* items = *found;
   std::vector<T> out;
   if (items->is_null()) return out;
   out.reserve(items->size());

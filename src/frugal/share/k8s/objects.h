@@ -81,6 +81,10 @@ Result<Node> NodeFromJson(const nlohmann::json& object, GpuModelTable* models);
 // Models a pod names are interned.
 Result<Pod> PodFromJson(const nlohmann::json& object, GpuModelTable* models);
 
+// The `items` of a list object (an array, or null for none).
+// InvalidArgument "SOURCE: not a list (no items array)" otherwise.
+Result<const nlohmann::json*> ListItems(const nlohmann::json& list, const std::string& source);
+
 // The items of a NodeList / PodList; errors as above, prefixed by `source`.
 Result<std::vector<Node>> NodesFromList(const nlohmann::json& list, GpuModelTable* models,
                                         const std::string& source);

@@ -170,10 +170,7 @@ Status ExtenderServer::RefreshLocked() {
   api_s_ += t1 - t0;
   if (!pods_json.ok()) return pods_json.status();
   for (const auto& [path, list] : {std::pair{"/api/v1/nodes", &*nodes_json}, {"/api/v1/pods", &*pods_json}}) {
-    const nlohmann::json* items = FindKey(*list, "items");
-    if (items == nullptr || !(items->is_array() || items->is_null())) {
-      return InvalidArgument("GET " + api_->url() + path + ": not a list (no items array)");
-    }
+    FRUGAL_RETURN_IF_ERROR(ListItems(*list, "GET " + api_->url() + path).status());
   }
   GpuModelTable* models = extender_->models();
   int skipped = 0;

@@ -51,7 +51,6 @@ ClusterWatch::ClusterWatch(ApiOptions api, std::function<void(const std::string&
     : api_options_(std::move(api)), log_(std::move(log)) {
   nodes_.list_path = "/api/v1/nodes";
   pods_.list_path = kBoundPodsPath;
-  pods_.pods = true;
 }
 
 ClusterWatch::~ClusterWatch() { Stop(); }
@@ -68,10 +67,9 @@ void ClusterWatch::Touch() {
 Status ClusterWatch::List(ApiClient& api, Kind& kind) {
   auto list = api.Get(kind.list_path);
   if (!list.ok()) return list.status();
-  const nlohmann::json* items = FindKey(*list, "items");
-  if (items == nullptr || !(items->is_array() || items->is_null())) {
-    return InvalidArgument("GET " + api.url() + kind.list_path + ": not a list (no items array)");
-  }
+  auto found = ListItems(*list, "GET " + api.url() + kind.list_path);
+  if (!found.ok()) return found.status();
+  const nlohmann::json* items = *found;
   std::map<std::string, nlohmann::json> raw;
   if (items->is_array()) {
     for (const auto& item : *items) raw[KeyOf(item)] = item;

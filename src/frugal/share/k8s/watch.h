@@ -78,7 +78,6 @@ class ClusterWatch {
   // last Snapshot, and their parsed forms.
   struct Kind {
     std::string list_path;  // the list; "watch=1" is added to it
-    bool pods = false;
     std::string version;    // resourceVersion to watch from; empty: list
     std::map<std::string, nlohmann::json> raw;
     std::map<std::string, bool> dirty;  // key -> present
