@@ -1,16 +1,41 @@
-// libFuzzer target for one graph importer (FRUGAL_FUZZ_FORMAT names it).
-// Any input must give a graph or a Status, never a crash, hang or leak.
+// libFuzzer target for the graph importers, one binary for all: the name
+// it is run as (fuzz_<format>, a link to fuzz_importers; dnn_partitioning
+// for dnn-partitioning) picks the importer. Any input must give a graph or
+// a Status, never a crash, hang or leak.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "frugal/graph/importer.h"
 #include "frugal/graph/training.h"
 
+namespace {
+std::string g_format;  // the importer this process fuzzes, from its program name
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  std::string name = *argc > 0 ? (*argv)[0] : "";
+  name = name.substr(name.rfind('/') + 1);
+  if (name.rfind("fuzz_", 0) == 0) name = name.substr(5);
+  std::replace(name.begin(), name.end(), '_', '-');
+  for (const char* f : {"onnx", "hf", "dnn-partitioning", "frugal"}) {
+    if (name == f) g_format = name;
+  }
+  if (g_format.empty()) {
+    std::fprintf(stderr, "run this fuzzer as fuzz_<format>, not '%s' (fuzz/CMakeLists.txt makes the links)\n",
+                 name.c_str());
+    std::exit(2);
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view contents(reinterpret_cast<const char*>(data), size);
-  const std::string format = FRUGAL_FUZZ_FORMAT;
+  const std::string& format = g_format;
   const std::string path = format == "onnx" ? "fuzz.onnx" : "fuzz.json";
   frugal::ImportOptions options;
   options.batch = 2;

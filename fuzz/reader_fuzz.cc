@@ -1,4 +1,5 @@
-// libFuzzer target for one file reader (FRUGAL_FUZZ_READER names it):
+// libFuzzer target for the file readers, one binary for all: the name it
+// is run as (fuzz_<reader>, a link to fuzz_readers) picks the reader:
 // catalog JSON, topology JSON, cache traces (the first byte picks csv,
 // frugal binary or oracleGeneral), Ceer timing CSVs, G-Share JOBS.json,
 // cluster traces (node and pod lists), Gavel / Lucid co-location data and
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -34,6 +36,9 @@
 #include "frugal/share/pod_trace.h"
 
 namespace {
+
+// The reader this process fuzzes, from its program name.
+std::string g_reader;
 
 // Writes contents to /tmp/frugal_fuzz_<pid>.<ext> and returns the path.
 std::string TempFile(std::string_view contents, const std::string& ext) {
@@ -130,9 +135,27 @@ void FuzzKubernetesObjects(std::string_view data) {
 
 }  // namespace
 
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  static const char* const kReaders[] = {"catalog", "topology", "trace", "share_nodes", "share_pods",
+                                         "colocation", "timing", "perf_model", "report",
+                                         "smartcache_model", "share_jobs", "share_k8s"};
+  std::string name = *argc > 0 ? (*argv)[0] : "";
+  name = name.substr(name.rfind('/') + 1);
+  if (name.rfind("fuzz_", 0) == 0) name = name.substr(5);
+  for (const char* r : kReaders) {
+    if (name == r) g_reader = name;
+  }
+  if (g_reader.empty()) {
+    std::fprintf(stderr, "run this fuzzer as fuzz_<reader>, not '%s' (fuzz/CMakeLists.txt makes the links)\n",
+                 name.c_str());
+    std::exit(2);
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   std::string_view data(reinterpret_cast<const char*>(bytes), size);
-  const std::string reader = FRUGAL_FUZZ_READER;
+  const std::string& reader = g_reader;
   if (reader == "catalog") {
     auto c = frugal::LoadCatalog(TempFile(data, "json"));
     (void)c;

@@ -27,6 +27,9 @@ convtranspose_flat_weight.onnx  a ConvTranspose with a 1-d weight.
 undefined_input.onnx  a Shape of a tensor nothing produces, feeding an If
                 (ONNX's inference dereferences the missing type).
 zero_stride.onnx  a MaxPool with a zero stride (inference divides by it).
+scan_no_attributes.onnx  a Scan without its required body and num_scan_inputs
+                (inference reads num_scan_inputs without checking it is there).
+float_axis.onnx  a Flatten whose axis is a FLOAT (its schema's type is INT).
 """
 
 import os
@@ -278,6 +281,22 @@ def bad_convs():
     save(graph, "zero_stride.onnx")
 
 
+def bad_attributes():
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+         helper.make_node("Scan", ["y"], ["z"], name="scan")],
+        "scan_no_attributes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 5])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    save(graph, "scan_no_attributes.onnx")
+    graph = helper.make_graph(
+        [helper.make_node("Flatten", ["x"], ["y"], name="flat", axis=1.5)],
+        "float_axis",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    save(graph, "float_axis.onnx")
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
@@ -288,3 +307,4 @@ if __name__ == "__main__":
     control_flow()
     sequence()
     bad_convs()
+    bad_attributes()

@@ -179,7 +179,7 @@ class OnnxGraphBuilder {
     // Sequences never reduce to tensors; reject them before inference gives
     // their outputs fallback tensor types.
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/true));
-    FRUGAL_RETURN_IF_ERROR(GuardShapeInference(graph_, path_));
+    FRUGAL_RETURN_IF_ERROR(GuardShapeInference(graph_, DefaultOpset(), path_));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/false));
     for (const auto& node : graph_->node()) {

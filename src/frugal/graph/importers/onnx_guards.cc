@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "onnx/defs/schema.h"
+
 namespace frugal::importers {
 namespace {
 
@@ -136,11 +138,46 @@ Status CheckPositive(const onnx::GraphProto& graph, const std::string& path) {
   return Status::Ok();
 }
 
+// Attributes against the op's schema at `opset`: inference reads a required
+// attribute through a pointer it does not check (Scan's num_scan_inputs),
+// and a value by the schema's type.
+Status CheckAttributes(const onnx::GraphProto& graph, int opset, const std::string& path) {
+  for (const auto& node : graph.node()) {
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) FRUGAL_RETURN_IF_ERROR(CheckAttributes(a.g(), opset, path));
+      for (const auto& g : a.graphs()) FRUGAL_RETURN_IF_ERROR(CheckAttributes(g, opset, path));
+    }
+    if (!IsDefault(node.domain())) continue;
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+    if (schema == nullptr) continue;
+    const std::string what = path + ": op '" + (node.name().empty() ? node.op_type() : node.name()) +
+                             "' (" + node.op_type() + "): attribute ";
+    for (const auto& [name, attr] : schema->attributes()) {
+      const onnx::AttributeProto* given = nullptr;
+      for (const auto& a : node.attribute()) {
+        if (a.name() == name) given = &a;
+      }
+      if (given == nullptr) {
+        if (attr.required) return InvalidArgument(what + name + " is required and missing");
+        continue;
+      }
+      if (given->type() != onnx::AttributeProto::UNDEFINED && given->type() != attr.type) {
+        return InvalidArgument(what + name + " is " +
+                               onnx::AttributeProto::AttributeType_Name(given->type()) +
+                               "; the op's schema at opset " + std::to_string(opset) + " wants " +
+                               onnx::AttributeProto::AttributeType_Name(attr.type));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status GuardShapeInference(onnx::GraphProto* graph, const std::string& path) {
+Status GuardShapeInference(onnx::GraphProto* graph, int opset, const std::string& path) {
   FRUGAL_RETURN_IF_ERROR(CheckDefined(*graph, {}, path));
   FRUGAL_RETURN_IF_ERROR(CheckPositive(*graph, path));
+  FRUGAL_RETURN_IF_ERROR(CheckAttributes(*graph, opset, path));
   return Guard(graph, {}, path);
 }
 

@@ -14,11 +14,14 @@
 
 namespace frugal::importers {
 
-// All guards, on `graph` and the If / Loop / Scan bodies inside it; `path`
-// prefixes errors:
+// All guards, on `graph` and the If / Loop / Scan bodies inside it, for the
+// default domain at `opset`; `path` prefixes errors:
 //  - every node input names a tensor of the graph (a node output,
 //    initializer or graph input) or of an enclosing one (inference
 //    dereferences a missing type);
+//  - every attribute the op's schema requires is present, and every
+//    attribute the schema names has the schema's type (inference reads a
+//    required attribute without checking it is there);
 //  - strides, dilations, kernel_shape and blocksize are >= 1 (inference
 //    divides by them);
 //  - Conv, ConvTranspose, ConvInteger and QLinearConv: a weight of rank
@@ -27,7 +30,7 @@ namespace frugal::importers {
 //    that inference compares its rank with the input's instead of indexing
 //    past it; a weight whose shape is not declared is an error where
 //    inference would need it (no kernel_shape, or ConvTranspose).
-Status GuardShapeInference(onnx::GraphProto* graph, const std::string& path);
+Status GuardShapeInference(onnx::GraphProto* graph, int opset, const std::string& path);
 
 }  // namespace frugal::importers
 

@@ -317,5 +317,14 @@ TEST(OnnxImporter, ConvWeightsInferenceWouldMisreadAreOneError) {
               {"op 'pool' (MaxPool)", "attribute strides has a value below 1"});
 }
 
+// Inference reads Scan's num_scan_inputs without checking it is there, and
+// an attribute's value by its schema's type (a FLOAT axis reads as 0).
+TEST(OnnxImporter, MissingRequiredAndMistypedAttributesAreOneError) {
+  ExpectError(Import("testdata/onnx/scan_no_attributes.onnx", 1),
+              {"scan_no_attributes.onnx", "op 'scan' (Scan)", "attribute body is required"});
+  ExpectError(Import("testdata/onnx/float_axis.onnx", 1),
+              {"op 'flat' (Flatten)", "attribute axis is FLOAT", "wants INT"});
+}
+
 }  // namespace
 }  // namespace frugal
