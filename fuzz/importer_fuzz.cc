@@ -5,31 +5,20 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "frugal/graph/importer.h"
 #include "frugal/graph/training.h"
+#include "target_name.h"
 
 namespace {
 std::string g_format;  // the importer this process fuzzes, from its program name
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  std::string name = *argc > 0 ? (*argv)[0] : "";
-  name = name.substr(name.rfind('/') + 1);
-  if (name.rfind("fuzz_", 0) == 0) name = name.substr(5);
-  std::replace(name.begin(), name.end(), '_', '-');
-  for (const char* f : {"onnx", "hf", "dnn-partitioning", "frugal"}) {
-    if (name == f) g_format = name;
-  }
-  if (g_format.empty()) {
-    std::fprintf(stderr, "run this fuzzer as fuzz_<format>, not '%s' (fuzz/CMakeLists.txt makes the links)\n",
-                 name.c_str());
-    std::exit(2);
-  }
+  g_format = FuzzTargetName(*argc, *argv, {"onnx", "hf", "dnn_partitioning", "frugal"});
+  std::replace(g_format.begin(), g_format.end(), '_', '-');
   return 0;
 }
 

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -34,6 +33,7 @@
 #include "frugal/share/k8s/objects.h"
 #include "frugal/share/node_trace.h"
 #include "frugal/share/pod_trace.h"
+#include "target_name.h"
 
 namespace {
 
@@ -136,20 +136,10 @@ void FuzzKubernetesObjects(std::string_view data) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  static const char* const kReaders[] = {"catalog", "topology", "trace", "share_nodes", "share_pods",
-                                         "colocation", "timing", "perf_model", "report",
-                                         "smartcache_model", "share_jobs", "share_k8s"};
-  std::string name = *argc > 0 ? (*argv)[0] : "";
-  name = name.substr(name.rfind('/') + 1);
-  if (name.rfind("fuzz_", 0) == 0) name = name.substr(5);
-  for (const char* r : kReaders) {
-    if (name == r) g_reader = name;
-  }
-  if (g_reader.empty()) {
-    std::fprintf(stderr, "run this fuzzer as fuzz_<reader>, not '%s' (fuzz/CMakeLists.txt makes the links)\n",
-                 name.c_str());
-    std::exit(2);
-  }
+  g_reader = FuzzTargetName(*argc, *argv,
+                            {"catalog", "topology", "trace", "share_nodes", "share_pods", "colocation",
+                             "timing", "perf_model", "report", "smartcache_model", "share_jobs",
+                             "share_k8s"});
   return 0;
 }
 
