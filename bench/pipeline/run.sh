@@ -21,14 +21,19 @@
 # round's "none"), and its spread their lowest and highest, so two
 # policies whose spreads overlap are not told apart.
 # Writes bench/results/pipeline.json. --report-only redoes only the replay
-# and the JSON from an earlier --work DIR.
-# Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100]
-#        [--latency-ms 20] [--work DIR] [--policies "lru sieve"] [--repeat N] [--report-only]
+# and the JSON from an earlier --work DIR. --days N runs N daily re-runs per
+# configuration instead of 2; --record-only stops after the first "none"
+# run and prints its trace's path (how testdata/cache/recorded/*.frt were
+# made: dask_pipeline_100mb_7days.frt is `--mb 100 --mbps 50 --days 7
+# --record-only`).
+# Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100] [--latency-ms 20] [--work DIR]
+#        [--policies "lru sieve"] [--repeat N] [--days N] [--report-only | --record-only]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
 MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
+DAYS=2 RECORD_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; shift 2 ;;
@@ -38,10 +43,14 @@ while [ $# -gt 0 ]; do
     --policies) POLICIES="$2"; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
-    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--report-only]" >&2; exit 2 ;;
+    --days) DAYS="$2"; shift 2 ;;
+    --record-only) RECORD_ONLY=1; shift ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--days N] [--report-only | --record-only]" >&2; exit 2 ;;
   esac
 done
-case "$REPEAT" in ''|*[!0-9]*|0) echo "bench/pipeline: --repeat needs a positive integer, got '$REPEAT'" >&2; exit 2 ;; esac
+for v in "--repeat $REPEAT" "--days $DAYS"; do
+  case "${v#* }" in ''|*[!0-9]*|0) echo "bench/pipeline: ${v% *} needs a positive integer, got '${v#* }'" >&2; exit 2 ;; esac
+done
 FRUGAL="$BUILD/tools/frugal/frugal"
 PY=/usr/bin/python3
 [ -c /dev/fuse ] || { echo "bench/pipeline: no /dev/fuse" >&2; exit 1; }
@@ -57,7 +66,7 @@ cleanup() { [ -n "$DAEMON" ] && kill -TERM "$DAEMON" 2>/dev/null; mountpoint -q 
 trap cleanup EXIT
 [ -d "$R/raw" ] || $PY bench/pipeline/corpus.py "$R" --mb "$MB" >&2
 
-run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
+run() {  # run NAME POLICY CAPACITY: DAYS days through a fresh mount
   local name="$1" policy="$2" cap="$3"
   rm -rf "$R/shards" "$R/tmp"
   "$FRUGAL" cache mount "$R" "$M" --cache-dir "$C" --capacity "$cap" --policy "$policy" --quiet \
@@ -66,8 +75,10 @@ run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
   for _ in $(seq 100); do [ -e "$M/.frugal-stats" ] && break; sleep 0.1; done
   local t0 t1
   t0=$(date +%s.%N)
-  $PY bench/pipeline/job.py "$M" --day 1 >"$T/$name.day1.json" 2>"$T/$name.log"
-  $PY bench/pipeline/job.py "$M" --day 2 >"$T/$name.day2.json" 2>>"$T/$name.log"
+  : >"$T/$name.log"
+  for day in $(seq "$DAYS"); do
+    $PY bench/pipeline/job.py "$M" --day "$day" >"$T/$name.day$day.json" 2>>"$T/$name.log"
+  done
   t1=$(date +%s.%N)
   kill -TERM "$DAEMON"; wait "$DAEMON"; DAEMON=""
   cp "$C/stats.json" "$T/$name.stats.json"
@@ -78,6 +89,7 @@ run() {  # run NAME POLICY CAPACITY: both days through a fresh mount
 info() { "$FRUGAL" cache info "$T/none-first.frt" --json | $PY -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 # Round 1 keeps the names of a single run; round k > 1 adds "-rK".
 [ "$REPORT_ONLY" = 1 ] || run none-first lru 1
+if [ "$RECORD_ONLY" = 1 ]; then echo "$T/none-first.frt"; exit 0; fi
 FOOT=$(info footprint_bytes)
 if [ "$REPORT_ONLY" = 0 ]; then
   for round in $(seq "$REPEAT"); do

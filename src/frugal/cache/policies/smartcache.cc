@@ -69,7 +69,8 @@ constexpr int kFeatures = 23;
 // Columns 19-22 are per-path-pattern statistics of the labels seen so far
 // (mean log cost of files read again, log label count, share read again,
 // mean log future reuse), refreshed for every training row at each retrain
-// and read at prediction time: a target encoding of the pattern that only
+// and, at prediction time, read as they were at that retrain (the encoding
+// the models were fitted with): a target encoding of the pattern that only
 // uses past outcomes.
 constexpr int kPatternCost = 19, kPatternCount = 20, kPatternLive = 21, kPatternReuse = 22;
 constexpr int64_t kHorizonUs = 3600LL * 1000000;              // lifetime labels look 1 hour ahead
@@ -343,10 +344,10 @@ class SmartCache : public ResizingPolicy {
     x[18] = r.group < group_runs_.size() ? static_cast<float>(group_runs_[r.group].requests) : 0.f;
   }
 
-  // Fills the pattern columns from the labels seen so far.
-  void FillPatternStats(float* x) const {
+  // Fills the pattern columns from `stats` (patterns_ or fitted_patterns_).
+  void FillPatternStats(float* x, const std::vector<PatternStats>& stats) const {
     const auto p = static_cast<size_t>(x[7]);
-    const PatternStats* s = p < patterns_.size() ? &patterns_[p] : nullptr;
+    const PatternStats* s = p < stats.size() ? &stats[p] : nullptr;
     const bool c = s != nullptr && s->cost_n > 0, l = c && s->live_n > 0;
     x[kPatternCost] = l ? static_cast<float>(s->live_sum / static_cast<double>(s->live_n)) : -1.f;
     x[kPatternCount] = c ? static_cast<float>(std::log1p(static_cast<double>(s->cost_n))) : 0.f;
@@ -408,7 +409,7 @@ class SmartCache : public ResizingPolicy {
     f.size = r.obj_size;
     Sample s;
     Features(r, index, f, s.x.data());
-    FillPatternStats(s.x.data());
+    FillPatternStats(s.x.data(), fitted_patterns_);
     s.time_us = now;
     s.obj = r.obj;
     s.size = std::max<int64_t>(r.obj_size, 1);
@@ -565,7 +566,7 @@ class SmartCache : public ResizingPolicy {
   // The first `rows` rows of `x` with fresh pattern columns.
   std::vector<float> TrainingRows(const std::vector<float>& x, size_t rows) const {
     std::vector<float> out = Prefix(x, rows * kFeatures);
-    for (size_t i = 0; i < rows; ++i) FillPatternStats(&out[i * kFeatures]);
+    for (size_t i = 0; i < rows; ++i) FillPatternStats(&out[i * kFeatures], patterns_);
     return out;
   }
 
@@ -605,6 +606,13 @@ class SmartCache : public ResizingPolicy {
       jobs.push_back({&reuse_model_, x, Prefix(window_reuse_, cursor_.rows), {}});
       jobs.push_back({&ttl_model_, std::move(x), Prefix(window_ttl_, cursor_.rows), {}});
     }
+    // Predictions until the next refit read the statistics these rows were
+    // given: a pattern's columns are one value over all of its training
+    // rows, so a tree may split right beside it, and statistics that kept
+    // drifting with each new label would carry its files across the split
+    // (a run's output shards, read again on every earlier day, rated dead
+    // on the sixth).
+    fitted_patterns_ = patterns_;
     {
       std::vector<std::jthread> fits;
       for (Job& j : jobs) fits.emplace_back([&j] { j.status = j.model->Fit(j.x, kFeatures, j.y); });
@@ -617,6 +625,7 @@ class SmartCache : public ResizingPolicy {
 
   std::vector<FileState> files_;
   std::vector<PatternStats> patterns_;
+  std::vector<PatternStats> fitted_patterns_;  // patterns_ at the last refit (or load)
   std::vector<GroupRun> group_runs_;
   ResidentSet residents_;
   PathInterner interner_;
@@ -650,7 +659,8 @@ constexpr const char* kModelNames[] = {"live", "cost", "reuse", "ttl"};
 
 nlohmann::json SmartCache::Save(const RequestTrace& trace) const {
   nlohmann::json patterns = nlohmann::json::array();
-  for (const PatternStats& ps : patterns_) {
+  // The statistics the saved models were fitted with.
+  for (const PatternStats& ps : fitted_patterns_) {
     patterns.push_back({ps.cost_n, ps.live_n, ps.live_sum, ps.live_sq, ps.reuse_n, ps.reuse_sum});
   }
   nlohmann::json models = nlohmann::json::object();
@@ -714,6 +724,7 @@ Status SmartCache::Load(const std::string& path) {
   if (cost_model_.fitted() && !live_model_.fitted()) return bad("a cost model without a read-again model");
   if (ttl_model_.fitted() != reuse_model_.fitted()) return bad("only one of the reuse and ttl models");
   warm_ = live_model_.fitted() || reuse_model_.fitted();
+  fitted_patterns_ = patterns_;
   return Status::Ok();
 }
 

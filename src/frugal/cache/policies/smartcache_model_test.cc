@@ -12,6 +12,7 @@
 #include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/request_trace.h"
+#include "frugal/cache/simulator.h"
 #include "frugal/cache/smartcache_model.h"
 
 namespace frugal::cache {
@@ -159,6 +160,25 @@ TEST(SmartCacheModel, AnAppendKeepsTheEarlierWritesReadable) {
   const double labels = stats[0].get<double>(), read_again = stats[1].get<double>();
   EXPECT_EQ(labels, kFiles * (kAppends + 1));
   EXPECT_EQ(read_again, kFiles * kAppends);
+}
+
+// A Dask job re-run 7 times through the mount (bench/pipeline): each run
+// writes the same 16 output shards and reads them for 3 epochs. Every
+// shard write before was read again, and a write's features are the same
+// every day but for the pattern's statistics, which drift with each label:
+// predicted with the statistics of the models' own fit, the writes of days
+// 6 and 7 are still rated live and kept (with drifting ones, they were
+// rated dead after a refit, every shard missed its first epoch, and
+// smartcache's byte miss ratio was 0.083 against LRU's 0.072).
+TEST(SmartCacheModel, ADailyRunsOutputsStayLiveAcrossRefits) {
+  auto trace = LoadRequestTrace("testdata/cache/recorded/dask_pipeline_100mb_7days_run2.frt");
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  const int64_t bytes = trace->footprint_bytes / 5;
+  auto sc = SimulateOne(*trace, "smartcache", bytes, SimulationOptions{});
+  auto lru = SimulateOne(*trace, "lru", bytes, SimulationOptions{});
+  ASSERT_TRUE(sc.ok() && lru.ok());
+  EXPECT_LT(sc->byte_miss_ratio, lru->byte_miss_ratio);
+  EXPECT_LT(sc->byte_miss_ratio, 0.04);
 }
 
 }  // namespace
