@@ -33,21 +33,31 @@ cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
 MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
-DAYS=2 RECORD_ONLY=0
+DAYS=2 RECORD_ONLY=0 GIVEN=""  # GIVEN: the run-shaping flags given
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; shift 2 ;;
     --mbps) MBPS="$2"; shift 2 ;;
     --latency-ms) LAT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
-    --policies) POLICIES="$2"; shift 2 ;;
-    --repeat) REPEAT="$2"; shift 2 ;;
+    --policies) POLICIES="$2"; GIVEN="$GIVEN --policies"; shift 2 ;;
+    --repeat) REPEAT="$2"; GIVEN="$GIVEN --repeat"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
-    --days) DAYS="$2"; shift 2 ;;
+    --days) DAYS="$2"; GIVEN="$GIVEN --days"; shift 2 ;;
     --record-only) RECORD_ONLY=1; shift ;;
     *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--days N] [--report-only | --record-only]" >&2; exit 2 ;;
   esac
 done
+# Flags the mode would ignore are errors.
+if [ "$REPORT_ONLY" = 1 ] && [ "$RECORD_ONLY" = 1 ]; then
+  echo "bench/pipeline: --report-only and --record-only exclude each other" >&2; exit 2
+fi
+if [ "$REPORT_ONLY" = 1 ] && [ -n "$GIVEN" ]; then
+  echo "bench/pipeline: --report-only runs nothing, so${GIVEN} cannot apply" >&2; exit 2
+fi
+if [ "$RECORD_ONLY" = 1 ] && [ -n "${GIVEN/ --days/}" ]; then
+  echo "bench/pipeline: --record-only makes only the first \"none\" run, so${GIVEN/ --days/} cannot apply" >&2; exit 2
+fi
 for v in "--repeat $REPEAT" "--days $DAYS"; do
   case "${v#* }" in ''|*[!0-9]*|0) echo "bench/pipeline: ${v% *} needs a positive integer, got '${v#* }'" >&2; exit 2 ;; esac
 done

@@ -55,11 +55,11 @@ int WeightInput(const std::string& op_type) {
   return -1;
 }
 
-bool HasAttribute(const onnx::NodeProto& node, const std::string& name) {
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
   for (const auto& a : node.attribute()) {
-    if (a.name() == name) return true;
+    if (a.name() == name) return &a;
   }
-  return false;
+  return nullptr;
 }
 
 Status Guard(onnx::GraphProto* graph, const ShapeMap& outer, const std::string& path) {
@@ -71,7 +71,7 @@ Status Guard(onnx::GraphProto* graph, const ShapeMap& outer, const std::string& 
     }
     const int w = IsDefault(node.domain()) ? WeightInput(node.op_type()) : -1;
     if (w < 0 || node.input_size() <= w) continue;
-    const bool has_kernel = HasAttribute(node, "kernel_shape");
+    const bool has_kernel = FindAttribute(node, "kernel_shape") != nullptr;
     // ConvTranspose's inference reads the weight's dim 1 whatever the attributes say.
     if (has_kernel && node.op_type() != "ConvTranspose") continue;
     const std::string name = node.name().empty() ? node.op_type() : node.name();
@@ -153,10 +153,7 @@ Status CheckAttributes(const onnx::GraphProto& graph, int opset, const std::stri
     const std::string what = path + ": op '" + (node.name().empty() ? node.op_type() : node.name()) +
                              "' (" + node.op_type() + "): attribute ";
     for (const auto& [name, attr] : schema->attributes()) {
-      const onnx::AttributeProto* given = nullptr;
-      for (const auto& a : node.attribute()) {
-        if (a.name() == name) given = &a;
-      }
+      const onnx::AttributeProto* given = FindAttribute(node, name);
       if (given == nullptr) {
         if (attr.required) return InvalidArgument(what + name + " is required and missing");
         continue;
