@@ -17,6 +17,8 @@
 #     from a model `cache train` fitted on another seed's trace of the same
 #     preset at the same size (seed s uses seed s % 3 + 1), as a deployment
 #     that trained on an earlier day would; the same baselines and belady.
+#     Each recorded trace likewise, from a model trained on the next
+#     recording in name order (cyclic): another run of the same pipeline.
 #  2. lru simulator speed on cloudphysics, one core, best of 20 passes, and
 #     the wall time of `cache simulate --policy smartcache --size 10%` there
 #     (target: under 5 s).
@@ -39,7 +41,7 @@ for preset in image text join; do
     for size in 1% 5% 10%; do
       "$FRUGAL" cache train "$TMP/$preset-$train.frt" --size "$size" -o "$TMP/$preset-$train-$size.model.json" >/dev/null
       "$FRUGAL" cache simulate "$TMP/$preset-$seed.frt" --policy smartcache --size "$size" \
-        --model "$TMP/$preset-$train-$size.model.json" --json >"$TMP/$preset-$seed-$size.warm.json"
+        --model "$TMP/$preset-$train-$size.model.json" --json >"$TMP/$preset-$seed-$size.warm"
     done
   done
 done
@@ -48,6 +50,20 @@ for f in testdata/cache/recorded/*.frt; do
   [ -f "$f" ] || continue
   "$FRUGAL" cache simulate "$f" --policy all --size 5%,20% --json >"$TMP/recorded/$(basename "$f" .frt).json"
 done
+recorded=(testdata/cache/recorded/*.frt)
+if [ -f "${recorded[0]}" ] && [ "${#recorded[@]}" -gt 1 ]; then
+  for i in "${!recorded[@]}"; do
+    f="${recorded[$i]}"
+    from="${recorded[$(((i + 1) % ${#recorded[@]}))]}"
+    for size in 5% 20%; do
+      model="$TMP/recorded/$(basename "$from" .frt)-$size.model"
+      [ -f "$model" ] || "$FRUGAL" cache train "$from" --size "$size" -o "$model" >/dev/null
+      "$FRUGAL" cache simulate "$f" --policy smartcache --size "$size" --model "$model" --json \
+        >"$TMP/recorded/$(basename "$f" .frt)-$size.warm"
+      echo "$(basename "$from" .frt)" >"$TMP/recorded/$(basename "$f" .frt).trained_on"
+    done
+  done
+fi
 CP=../shared/data/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin
 "$FRUGAL" cache speed "$CP" --policy lru --size 10% --repeat 20 --json >"$TMP/speed.json"
 "$FRUGAL" cache simulate "$CP" --policy lru,arc,s3fifo,sieve --size 1%,10% --json >"$TMP/cp.json"
@@ -119,7 +135,9 @@ def cells(name, j, warm=None):
                 "model_trained_on": warm[i]["trained_on"], "smartcache_byte_miss_ratio": w,
                 "gap_closed": wc, "smartcache_over_baseline": wr,
                 "meets_gap_0.8": (wc >= 0.8) if wc is not None else (wr is None or wr <= 1.0),
-                "meets_1.01x": wr is None or wr <= 1.01}
+                "meets_1.01x": wr is None or wr <= 1.01,
+                "smartcache_speedup": warm[i]["pipeline_speedup"],
+                "speedup_best": warm[i]["pipeline_speedup"] >= best_speed["pipeline_speedup"]}
         per.append(row)
         rows.append(row)
     for r in res:
@@ -127,12 +145,11 @@ def cells(name, j, warm=None):
     return {"trace": {k: j[k] for k in ("records", "objects", "reads", "read_bytes", "footprint_bytes")},
             "sizes": per, "all_results": res}
 
-def warm_results(preset, seed):
-    train = seed % 3 + 1
+def warm_results(prefix, sizes, trained_on):
     out = []
-    for size in ("1%", "5%", "10%"):
-        r = json.load(open(os.path.join(tmp, f"{preset}-{seed}-{size}.warm.json")))["results"][0]
-        r["trained_on"] = f"{preset} seed {train}"
+    for size in sizes:
+        r = json.load(open(f"{prefix}-{size}.warm"))["results"][0]
+        r["trained_on"] = trained_on
         out.append(r)
     return out
 
@@ -140,10 +157,14 @@ for preset in ("image", "text", "join"):
     for seed in (1, 2, 3):
         name = f"{preset} seed {seed}"
         out["presets"][name] = cells(name, json.load(open(os.path.join(tmp, f"{preset}-{seed}.json"))),
-                                     warm_results(preset, seed))
+                                     warm_results(os.path.join(tmp, f"{preset}-{seed}"), ("1%", "5%", "10%"),
+                                                  f"{preset} seed {seed % 3 + 1}"))
 for f in sorted(glob.glob(os.path.join(tmp, "recorded", "*.json"))):
     name = "recorded " + os.path.basename(f)[:-5]
-    out["recorded"][name] = cells(name, json.load(open(f)))
+    source = f[:-5] + ".trained_on"
+    warm = (warm_results(f[:-5], ("5%", "20%"), "recorded " + open(source).read().strip())
+            if os.path.exists(source) else None)
+    out["recorded"][name] = cells(name, json.load(open(f)), warm)
 rec = [r for r in rows if r["trace"].startswith("recorded")]
 t = out["targets"]
 t["cells"] = len(rows)
@@ -158,6 +179,10 @@ warm = [r["warm_started"] for r in rows if "warm_started" in r]
 t["warm_started_cells"] = len(warm)
 t["warm_started_cells_gap_closed_0.8"] = sum(w["meets_gap_0.8"] for w in warm)
 t["warm_started_cells_within_1.01x_baseline"] = sum(w["meets_1.01x"] for w in warm)
+warm_rec = [r["warm_started"] for r in rec if "warm_started" in r]
+t["warm_started_recorded_cells"] = len(warm_rec)
+t["warm_started_recorded_cells_gap_closed_0.8"] = sum(w["meets_gap_0.8"] for w in warm_rec)
+t["warm_started_recorded_cells_speedup_best"] = sum(w["speedup_best"] for w in warm_rec)
 t["cells_missing"] = [f"{r['trace']} {round(100 * r['cache_fraction'])}%" for r in rows
                       if not (r["meets_gap_0.8"] and r["meets_1.01x"])]
 speed = json.load(open(os.path.join(tmp, "speed.json")))
@@ -189,8 +214,10 @@ for r in rows:
           f"{r['smartcache_byte_miss_ratio']:>7.4f} {r['belady_byte_miss_ratio']:>7.4f} "
           f"{r['smartcache_over_baseline']:>6.3f} {g:>6} {'best' if r['speedup_best'] else '-':>6}")
 print(f"gap >= 0.8: {t['cells_gap_closed_0.8']}/{len(rows)} cells; within 1.01x: {t['cells_within_1.01x_baseline']}/{len(rows)}")
-print(f"warm-started from another seed's model: gap >= 0.8 in {t['warm_started_cells_gap_closed_0.8']}/{len(warm)} "
-      f"preset cells; within 1.01x in {t['warm_started_cells_within_1.01x_baseline']}/{len(warm)}")
+print(f"warm-started from another seed's or recording's model: gap >= 0.8 in "
+      f"{t['warm_started_cells_gap_closed_0.8']}/{len(warm)} cells; within 1.01x in "
+      f"{t['warm_started_cells_within_1.01x_baseline']}/{len(warm)}; recorded cells with the best speed-up "
+      f"{t['warm_started_recorded_cells_speedup_best']}/{len(warm_rec)}")
 for r in rows:
     if "warm_started" in r:
         w = r["warm_started"]
