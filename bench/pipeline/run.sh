@@ -25,15 +25,20 @@
 # configuration instead of 2; --record-only stops after the first "none"
 # run and prints its trace's path (how testdata/cache/recorded/*.frt were
 # made: dask_pipeline_100mb_7days.frt is `--mb 100 --mbps 50 --days 7
-# --record-only`).
+# --record-only`). --warm-from TRACE adds a cell "smartcache-warm" per size:
+# smartcache mounted with --model, the model `cache train TRACE` fitted at
+# that size (TRACE: an earlier recording of the same job, as a daily
+# deployment would have); the replay warm-starts from the same model.
+# --out FILE writes the JSON there instead of bench/results/pipeline.json.
 # Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100] [--latency-ms 20] [--work DIR]
-#        [--policies "lru sieve"] [--repeat N] [--days N] [--report-only | --record-only]
+#        [--policies "lru sieve"] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE]
+#        [--report-only | --record-only]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
 MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
-DAYS=2 RECORD_ONLY=0 GIVEN=""  # GIVEN: the run-shaping flags given
+DAYS=2 RECORD_ONLY=0 GIVEN="" WARM_FROM="" OUT=bench/results/pipeline.json OUT_GIVEN=0  # GIVEN: the run-shaping flags given
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; shift 2 ;;
@@ -45,7 +50,9 @@ while [ $# -gt 0 ]; do
     --report-only) REPORT_ONLY=1; shift ;;
     --days) DAYS="$2"; GIVEN="$GIVEN --days"; shift 2 ;;
     --record-only) RECORD_ONLY=1; shift ;;
-    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--days N] [--report-only | --record-only]" >&2; exit 2 ;;
+    --warm-from) WARM_FROM="$2"; shift 2 ;;
+    --out) OUT="$2"; OUT_GIVEN=1; shift 2 ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE] [--report-only | --record-only]" >&2; exit 2 ;;
   esac
 done
 # Flags the mode would ignore are errors.
@@ -58,6 +65,9 @@ fi
 if [ "$RECORD_ONLY" = 1 ] && [ -n "${GIVEN/ --days/}" ]; then
   echo "bench/pipeline: --record-only makes only the first \"none\" run, so${GIVEN/ --days/} cannot apply" >&2; exit 2
 fi
+if [ "$RECORD_ONLY" = 1 ] && { [ -n "$WARM_FROM" ] || [ "$OUT_GIVEN" = 1 ]; }; then
+  echo "bench/pipeline: --record-only writes no report, so --warm-from and --out cannot apply" >&2; exit 2
+fi
 for v in "--repeat $REPEAT" "--days $DAYS"; do
   case "${v#* }" in ''|*[!0-9]*|0) echo "bench/pipeline: ${v% *} needs a positive integer, got '${v#* }'" >&2; exit 2 ;; esac
 done
@@ -68,6 +78,10 @@ $PY -c "import dask.distributed, pandas, partd" || { echo "bench/pipeline: needs
 KNOWN="$("$FRUGAL" cache list --json | $PY -c 'import json,sys; print(" ".join(r["name"] for r in json.load(sys.stdin)["policies"]))')"
 P=""
 for p in $POLICIES; do case " $KNOWN " in *" $p "*) P="$P $p" ;; *) echo "bench/pipeline: skipping unregistered policy $p" >&2 ;; esac; done
+if [ -n "$WARM_FROM" ]; then
+  [ -r "$WARM_FROM" ] || { echo "bench/pipeline: --warm-from $WARM_FROM: cannot read the trace" >&2; exit 1; }
+  P="$P smartcache-warm"
+fi
 [ -n "$WORK" ] || WORK="$(mktemp -d /tmp/frugal-pipeline.XXXXXX)"
 R="$WORK/remote" M="$WORK/mnt" C="$WORK/cache" T="$WORK/traces"
 mkdir -p "$M" "$C" "$T"
@@ -76,10 +90,17 @@ cleanup() { [ -n "$DAEMON" ] && kill -TERM "$DAEMON" 2>/dev/null; mountpoint -q 
 trap cleanup EXIT
 [ -d "$R/raw" ] || $PY bench/pipeline/corpus.py "$R" --mb "$MB" >&2
 
-run() {  # run NAME POLICY CAPACITY: DAYS days through a fresh mount
-  local name="$1" policy="$2" cap="$3"
+warm_model() {  # warm_model PCT: the --warm-from model for PCT % of the footprint (trained once)
+  local model="$T/warm-$1.model"
+  [ -f "$model" ] || "$FRUGAL" cache train "$WARM_FROM" --size "$(($2 * $1 / 100))" -o "$model" >/dev/null
+  echo "$model"
+}
+
+run() {  # run NAME POLICY CAPACITY [MODEL]: DAYS days through a fresh mount
+  local name="$1" policy="$2" cap="$3" model=()
+  [ $# -gt 3 ] && model=(--model "$4")
   rm -rf "$R/shards" "$R/tmp"
-  "$FRUGAL" cache mount "$R" "$M" --cache-dir "$C" --capacity "$cap" --policy "$policy" --quiet \
+  "$FRUGAL" cache mount "$R" "$M" --cache-dir "$C" --capacity "$cap" --policy "$policy" --quiet "${model[@]}" \
     --remote-mbps "$MBPS" --remote-latency-ms "$LAT" --trace-out "$T/$name.frt" &
   DAEMON=$!
   for _ in $(seq 100); do [ -e "$M/.frugal-stats" ] && break; sleep 0.1; done
@@ -107,7 +128,10 @@ if [ "$REPORT_ONLY" = 0 ]; then
     [ "$round" -gt 1 ] && run "none$sfx" lru 1
     for pct in 5 20; do
       cap=$((FOOT * pct / 100))
-      for p in $P; do run "$p-$pct$sfx" "$p" "$cap"; done
+      for p in $P; do
+        if [ "$p" = smartcache-warm ]; then run "$p-$pct$sfx" smartcache "$cap" "$(warm_model "$pct" "$FOOT")"
+        else run "$p-$pct$sfx" "$p" "$cap"; fi
+      done
     done
   done
   run none-last lru 1
@@ -121,16 +145,20 @@ COMPUTE=$(awk -v r="$(info read_bytes)" -v w="$(info written_bytes)" -v s="$NONE
 for pct in 5 20; do
   for mode in default calibrated; do
     extra=""; [ "$mode" = calibrated ] && extra="--compute-gbps $COMPUTE"
-    "$FRUGAL" cache simulate "$T/none-first.frt" --policy "$(echo $P | tr ' ' ,),belady" \
-      --size "$((FOOT * pct / 100))" --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" $extra \
-      --json >"$T/sim-$pct-$mode.json"
+    sim=("$FRUGAL" cache simulate "$T/none-first.frt" --size "$((FOOT * pct / 100))"
+         --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" $extra --json)
+    "${sim[@]}" --policy "$(echo ${P/ smartcache-warm/} | tr ' ' ,),belady" >"$T/sim-$pct-$mode.json"
+    if [ -n "$WARM_FROM" ]; then
+      "${sim[@]}" --policy smartcache --model "$(warm_model "$pct" "$FOOT")" >"$T/sim-$pct-$mode-warm.json"
+    fi
   done
 done
-$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" "$ROUNDS" <<'PY'
+$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" "$ROUNDS" "$DAYS" "$OUT" "$WARM_FROM" <<'PY'
 import json, os, platform, statistics, sys
 t, mb, mbps, lat, foot, pols = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6].split()
 compute = float(sys.argv[7])
 rounds = int(sys.argv[8])
+days, out_path, warm_from = int(sys.argv[9]), sys.argv[10], sys.argv[11]
 wall = lambda n: float(open(os.path.join(t, n + ".wall")).read())
 stats = lambda n: json.load(open(os.path.join(t, n + ".stats.json")))
 name = lambda base, k: base + ("" if k == 1 else "-r%d" % k)
@@ -141,12 +169,16 @@ none = statistics.median(none_round + [wall("none-last")]) if rounds > 1 else mi
 out = {"command": "bench/pipeline/run.sh", "machine": "%s, %d cpus" % (platform.machine(), os.cpu_count()),
        "corpus_mb": mb, "remote_mb_per_s": mbps, "remote_latency_ms": lat,
        "remote_note": "REMOTE_DIR is a local directory throttled by the mount (emulation of an object store)",
-       "footprint_bytes": foot, "calibrated_compute_gbps": compute, "rounds": rounds,
+       "footprint_bytes": foot, "calibrated_compute_gbps": compute, "rounds": rounds, "days": days,
+       "smartcache_warm_model_from": warm_from or None,
        "none_s": {"first": wall("none-first"), "last": wall("none-last"), "rounds": none_round, "reference": none},
        "cells": []}
 for pct in (5, 20):
     sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-default.json" % pct)))["results"]}
     cal = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-calibrated.json" % pct)))["results"]}
+    if warm_from:
+        for d, mode in ((sim, "default"), (cal, "calibrated")):
+            d["smartcache-warm"] = json.load(open(os.path.join(t, "sim-%d-%s-warm.json" % (pct, mode))))["results"][0]
     for p in pols:
         n = "%s-%d" % (p, pct)
         s = stats(n)
@@ -177,7 +209,7 @@ for pct in (5, 20):
     # Policies whose spread reaches the best one's: not told apart from it.
     out["not_told_apart_from_best_%d" % pct] = [c["policy"] for c in cells if c is not best and
                                                 c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
-json.dump(out, open("bench/results/pipeline.json", "w"), indent=1)
+json.dump(out, open(out_path, "w"), indent=1)
 print("%-11s %4s %8s %9s %13s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "spread", "simulated",
       "calibrated", "served loc", "remote MB"))
 for c in out["cells"]:

@@ -19,5 +19,7 @@ expect "--repeat cannot apply" --record-only --repeat 2 --days 3
 expect "--policies cannot apply" --record-only --policies lru
 expect "--days needs a positive integer" --days 0
 expect "--repeat needs a positive integer" --repeat x
+expect "--warm-from and --out cannot apply" --record-only --warm-from x.frt
+expect "--warm-from and --out cannot apply" --record-only --out x.json
 expect "usage" --bogus
 exit $fail
