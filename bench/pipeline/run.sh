@@ -15,7 +15,8 @@
 # measured speed-ups stand side by side: once with the throughput model's
 # default compute rate, once with the rate calibrated on the "none" run
 # (input bytes over the seconds not spent moving bytes to or from the
-# remote). --repeat N runs the whole sequence N times (a "none" run opens
+# remote) and compute and I/O adding up (`--overlap none`), as that
+# calibration assumes. --repeat N runs the whole sequence N times (a "none" run opens
 # each round): a cell's wall time is the median of its runs, its measured
 # speed-up the median of the per-round speed-ups (each run against its own
 # round's "none"), and its spread their lowest and highest, so two
@@ -38,12 +39,12 @@ cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
 MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
-DAYS=2 RECORD_ONLY=0 GIVEN="" WARM_FROM="" OUT=bench/results/pipeline.json OUT_GIVEN=0  # GIVEN: the run-shaping flags given
+DAYS=2 RECORD_ONLY=0 GIVEN="" WARM_FROM="" OUT=bench/results/pipeline.json OUT_GIVEN=0 LINK_GIVEN=""  # GIVEN: the run-shaping flags given
 while [ $# -gt 0 ]; do
   case "$1" in
-    --mb) MB="$2"; shift 2 ;;
-    --mbps) MBPS="$2"; shift 2 ;;
-    --latency-ms) LAT="$2"; shift 2 ;;
+    --mb) MB="$2"; LINK_GIVEN="$LINK_GIVEN --mb"; shift 2 ;;
+    --mbps) MBPS="$2"; LINK_GIVEN="$LINK_GIVEN --mbps"; shift 2 ;;
+    --latency-ms) LAT="$2"; LINK_GIVEN="$LINK_GIVEN --latency-ms"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --policies) POLICIES="$2"; GIVEN="$GIVEN --policies"; shift 2 ;;
     --repeat) REPEAT="$2"; GIVEN="$GIVEN --repeat"; shift 2 ;;
@@ -59,8 +60,11 @@ done
 if [ "$REPORT_ONLY" = 1 ] && [ "$RECORD_ONLY" = 1 ]; then
   echo "bench/pipeline: --report-only and --record-only exclude each other" >&2; exit 2
 fi
-if [ "$REPORT_ONLY" = 1 ] && [ -n "$GIVEN" ]; then
-  echo "bench/pipeline: --report-only runs nothing, so${GIVEN} cannot apply" >&2; exit 2
+if [ "$REPORT_ONLY" = 1 ] && [ -n "$GIVEN$LINK_GIVEN" ]; then
+  echo "bench/pipeline: --report-only runs nothing (it reads the run's settings from --work), so${GIVEN}${LINK_GIVEN} cannot apply" >&2; exit 2
+fi
+if [ "$REPORT_ONLY" = 1 ] && [ -z "$WORK" ]; then
+  echo "bench/pipeline: --report-only needs the --work DIR of an earlier run" >&2; exit 2
 fi
 if [ "$RECORD_ONLY" = 1 ] && [ -n "${GIVEN/ --days/}" ]; then
   echo "bench/pipeline: --record-only makes only the first \"none\" run, so${GIVEN/ --days/} cannot apply" >&2; exit 2
@@ -88,6 +92,14 @@ mkdir -p "$M" "$C" "$T"
 DAEMON=""
 cleanup() { [ -n "$DAEMON" ] && kill -TERM "$DAEMON" 2>/dev/null; mountpoint -q "$M" && fusermount3 -uz "$M"; true; }
 trap cleanup EXIT
+# The run's settings, which --report-only reads back (so the replay uses
+# the bandwidth the runs had, and the JSON states it).
+if [ "$REPORT_ONLY" = 1 ]; then
+  [ -r "$T/settings" ] || { echo "bench/pipeline: $T/settings: missing: not the --work DIR of a run" >&2; exit 1; }
+  . "$T/settings"
+else
+  printf 'MB=%q MBPS=%q LAT=%q DAYS=%q\n' "$MB" "$MBPS" "$LAT" "$DAYS" >"$T/settings"
+fi
 [ -d "$R/raw" ] || $PY bench/pipeline/corpus.py "$R" --mb "$MB" >&2
 
 warm_model() {  # warm_model PCT: the --warm-from model for PCT % of the footprint (trained once)
@@ -144,7 +156,7 @@ COMPUTE=$(awk -v r="$(info read_bytes)" -v w="$(info written_bytes)" -v s="$NONE
   'BEGIN { io = (r + w) / (bw * 1e6); c = s - io; if (c < 1) c = 1; printf "%.6f", r / c / 1e9 }')
 for pct in 5 20; do
   for mode in default calibrated; do
-    extra=""; [ "$mode" = calibrated ] && extra="--compute-gbps $COMPUTE"
+    extra=""; [ "$mode" = calibrated ] && extra="--compute-gbps $COMPUTE --overlap none"
     sim=("$FRUGAL" cache simulate "$T/none-first.frt" --size "$((FOOT * pct / 100))"
          --remote-gbps "$(awk "BEGIN{print $MBPS/1000}")" $extra --json)
     "${sim[@]}" --policy "$(echo ${P/ smartcache-warm/} | tr ' ' ,),belady" >"$T/sim-$pct-$mode.json"
@@ -191,7 +203,8 @@ for pct in (5, 20):
         out["cells"].append({
             "policy": p, "size_pct": pct, "capacity_bytes": s["capacity_bytes"], "wall_s": med,
             "wall_s_runs": walls, "measured_speedup": speedup,
-            "measured_speedup_spread": [speedup, speedup] if rounds == 1 else [min(paired), max(paired)],
+            # One round measures no spread.
+            "measured_speedup_spread": None if rounds == 1 else [min(paired), max(paired)],
             "simulated_speedup": sim[p]["pipeline_speedup"],
             "simulated_speedup_calibrated": cal[p]["pipeline_speedup"],
             # Share of the bytes callers read that the local copy served (a miss
@@ -206,20 +219,23 @@ for pct in (5, 20):
     cells = [c for c in out["cells"] if c["size_pct"] == pct]
     best = max(cells, key=lambda c: c["measured_speedup"])
     out["best_measured_%d" % pct] = best["policy"]
-    # Policies whose spread reaches the best one's: not told apart from it.
-    out["not_told_apart_from_best_%d" % pct] = [c["policy"] for c in cells if c is not best and
-                                                c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
+    # Policies whose spread reaches the best one's: not told apart from it
+    # (null after one round: no spread was measured).
+    out["not_told_apart_from_best_%d" % pct] = None if rounds == 1 else [
+        c["policy"] for c in cells if c is not best and
+        c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
 json.dump(out, open(out_path, "w"), indent=1)
-print("%-11s %4s %8s %9s %13s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "spread", "simulated",
+print("%-15s %4s %8s %9s %13s %9s %10s %9s %9s" % ("policy", "size", "wall s", "measured", "spread", "simulated",
       "calibrated", "served loc", "remote MB"))
 for c in out["cells"]:
-    lo, hi = c["measured_speedup_spread"]
-    print("%-11s %3d%% %8.1f %8.3fx %6.3f-%.3fx %8.3fx %9.3fx %9.3f %9.0f" % (c["policy"], c["size_pct"], c["wall_s"],
-          c["measured_speedup"], lo, hi, c["simulated_speedup"], c["simulated_speedup_calibrated"],
+    spread = "%6.3f-%.3fx" % tuple(c["measured_speedup_spread"]) if c["measured_speedup_spread"] else "%13s" % "1 round"
+    print("%-15s %3d%% %8.1f %8.3fx %s %8.3fx %9.3fx %9.3f %9.0f" % (c["policy"], c["size_pct"], c["wall_s"],
+          c["measured_speedup"], spread, c["simulated_speedup"], c["simulated_speedup_calibrated"],
           c["measured_served_from_cache"], c["bytes_from_remote"] / 1e6))
 print("none: %.1f s first, %.1f s last, rounds %s" % (out["none_s"]["first"], out["none_s"]["last"],
       ", ".join("%.1f" % x for x in none_round)))
 for pct in (5, 20):
+    apart = out["not_told_apart_from_best_%d" % pct]
     print("best at %d%%: %s; not told apart from it: %s" % (pct, out["best_measured_%d" % pct],
-          ", ".join(out["not_told_apart_from_best_%d" % pct]) or "none"))
+          "not measured (one round: no spread; --repeat N)" if apart is None else ", ".join(apart) or "none"))
 PY

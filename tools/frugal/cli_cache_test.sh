@@ -18,6 +18,7 @@ expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv -
 expect_error 1 "bad cache size 'lots'" cache simulate testdata/cache/tiny.csv --size lots
 expect_error 1 "unknown policy 'mru'" cache simulate testdata/cache/tiny.csv --policy mru
 expect_error 1 "unknown trace format 'parquet'" cache simulate testdata/cache/tiny.csv --format parquet
+expect_error 1 "--overlap: serial not in {full,none}" cache simulate testdata/cache/tiny.csv --overlap serial
 expect_error 1 "unknown preset 'video'" cache gen --preset video -o "$TMP/x.frt"
 expect_error 1 "--days must be in 1..365" cache gen --days 0 -o "$TMP/x.frt"
 expect_error 1 "unknown breakdown key 'week'" cache simulate testdata/cache/tiny.csv --breakdown stage,week
@@ -59,6 +60,18 @@ for x in r:
 ' "$TMP/sim.json" || fail "simulate --json fields"
 grep -q "<svg" "$TMP/curve.svg" || fail "--svg wrote no SVG"
 grep -q "smartcache" "$TMP/curve.svg" || fail "SVG lacks a policy line"
+
+# --overlap none: a compute-bound trace gains from hits only when compute
+# and I/O add up (the recorded Dask job at 20 %, compute 0.03 GB/s).
+for ov in full none; do
+  "$FRUGAL" cache simulate testdata/cache/recorded/dask_pipeline_100mb.frt --policy lru --size 20% \
+    --remote-gbps 0.05 --compute-gbps 0.03 --overlap "$ov" --json >"$TMP/overlap_$ov.json" || fail "--overlap $ov"
+done
+py '
+import json,sys
+s=[json.load(open(f))["results"][0]["pipeline_speedup"] for f in sys.argv[1:]]
+assert s[0]==1.0 and s[1]>1.05, s
+' "$TMP/overlap_full.json" "$TMP/overlap_none.json" || fail "--overlap none does not add compute and I/O"
 
 # Same input and seed: same output, byte for byte.
 "$FRUGAL" cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --policy all \

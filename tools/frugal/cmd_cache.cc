@@ -371,6 +371,11 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   sim->add_option("--compute-gbps", sa->throughput.compute_gbps, "Pipeline compute rate, GB/s of input")
       ->capture_default_str()
       ->check(NumberIn(0, 1e6, true));
+  sim->add_option_function<std::string>(
+         "--overlap", [sa](const std::string& v) { sa->throughput.overlap = v == "full"; },
+         "Compute and I/O of a stage: full (time = the longer of the two, the default) or none "
+         "(they add up: tasks that read, then process)")
+      ->check(CLI::IsMember({"full", "none"}));
   sim->callback([sa, exit_code] { *exit_code = RunSimulate(*sa); });
 
   auto ta = std::make_shared<SimulateArgs>();

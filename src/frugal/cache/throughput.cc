@@ -14,7 +14,7 @@ double PipelineSeconds(const std::vector<GroupIo>& groups, const ThroughputOptio
                       static_cast<double>(g.miss_bytes) / remote +
                       static_cast<double>(g.written_bytes) / remote +
                       static_cast<double>(g.admitted_bytes) / cache;
-    total += std::max(read / compute, io);
+    total += o.overlap ? std::max(read / compute, io) : read / compute + io;
   }
   return total;
 }

@@ -1,6 +1,7 @@
 // Pipeline throughput model. Each (pipeline, stage) group of a trace runs
-// its compute and its I/O overlapped: time = max(compute, I/O), where
-// compute = bytes read / compute bandwidth and I/O = bytes read from the
+// its compute and its I/O overlapped: time = max(compute, I/O) (or, with
+// `overlap` off, one after the other: compute + I/O, as a job whose tasks
+// read a file and then process it does), where compute = bytes read / compute bandwidth and I/O = bytes read from the
 // cache tier / cache bandwidth + bytes read remotely / remote bandwidth +
 // bytes written / remote bandwidth (writes go through to remote storage) +
 // bytes admitted to the cache / cache bandwidth. The pipeline time is the
@@ -21,6 +22,9 @@ struct ThroughputOptions {
   double cache_gbps = 8.0;
   // Default: 4 GB/s of input processed by the workers' CPUs.
   double compute_gbps = 4.0;
+  // Compute and I/O of a group overlap (time = max of the two); false:
+  // they add up.
+  bool overlap = true;
 };
 
 // I/O of one group under one policy, in bytes.
