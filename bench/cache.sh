@@ -60,8 +60,8 @@ if [ -f "${recorded[0]}" ] && [ "${#recorded[@]}" -gt 1 ]; then
       [ -f "$model" ] || "$FRUGAL" cache train "$from" --size "$size" -o "$model" >/dev/null
       "$FRUGAL" cache simulate "$f" --policy smartcache --size "$size" --model "$model" --json \
         >"$TMP/recorded/$(basename "$f" .frt)-$size.warm"
-      echo "$(basename "$from" .frt)" >"$TMP/recorded/$(basename "$f" .frt).trained_on"
     done
+    basename "$from" .frt >"$TMP/recorded/$(basename "$f" .frt).trained_on"
   done
 fi
 CP=../shared/data/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin

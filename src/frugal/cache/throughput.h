@@ -1,12 +1,13 @@
 // Pipeline throughput model. Each (pipeline, stage) group of a trace runs
-// its compute and its I/O overlapped: time = max(compute, I/O) (or, with
-// `overlap` off, one after the other: compute + I/O, as a job whose tasks
-// read a file and then process it does), where compute = bytes read / compute bandwidth and I/O = bytes read from the
-// cache tier / cache bandwidth + bytes read remotely / remote bandwidth +
-// bytes written / remote bandwidth (writes go through to remote storage) +
-// bytes admitted to the cache / cache bandwidth. The pipeline time is the
-// sum over groups; the speed-up of a policy is the time with no cache over
-// the time with it. Stateless; thread-safe.
+// its compute and its I/O overlapped: time = max(compute, I/O); with
+// `overlap` off they run one after the other, compute + I/O, as in a job
+// whose tasks read a file and then process it. compute = bytes read /
+// compute bandwidth; I/O = bytes read from the cache tier / cache bandwidth
+// + bytes read remotely / remote bandwidth + bytes written / remote
+// bandwidth (writes go through to remote storage) + bytes admitted to the
+// cache / cache bandwidth. The pipeline time is the sum over groups; the
+// speed-up of a policy is the time with no cache over the time with it.
+// Stateless; thread-safe.
 #ifndef FRUGAL_CACHE_THROUGHPUT_H_
 #define FRUGAL_CACHE_THROUGHPUT_H_
 
