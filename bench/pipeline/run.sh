@@ -29,7 +29,8 @@
 # --record-only`). --warm-from TRACE adds a cell "smartcache-warm" per size:
 # smartcache mounted with --model, the model `cache train TRACE` fitted at
 # that size (TRACE: an earlier recording of the same job, as a daily
-# deployment would have); the replay warm-starts from the same model.
+# deployment would have); the replay warm-starts from the same model
+# (--report-only takes the model source from the run's settings).
 # --out FILE writes the JSON there instead of bench/results/pipeline.json.
 # Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100] [--latency-ms 20] [--work DIR]
 #        [--policies "lru sieve"] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE]
@@ -60,8 +61,9 @@ done
 if [ "$REPORT_ONLY" = 1 ] && [ "$RECORD_ONLY" = 1 ]; then
   echo "bench/pipeline: --report-only and --record-only exclude each other" >&2; exit 2
 fi
-if [ "$REPORT_ONLY" = 1 ] && [ -n "$GIVEN$LINK_GIVEN" ]; then
-  echo "bench/pipeline: --report-only runs nothing (it reads the run's settings from --work), so${GIVEN}${LINK_GIVEN} cannot apply" >&2; exit 2
+REPORT_REFUSED="$GIVEN$LINK_GIVEN${WARM_FROM:+ --warm-from}"
+if [ "$REPORT_ONLY" = 1 ] && [ -n "$REPORT_REFUSED" ]; then
+  echo "bench/pipeline: --report-only runs nothing (it reads the run's settings from --work), so${REPORT_REFUSED} cannot apply" >&2; exit 2
 fi
 if [ "$REPORT_ONLY" = 1 ] && [ -z "$WORK" ]; then
   echo "bench/pipeline: --report-only needs the --work DIR of an earlier run" >&2; exit 2
@@ -82,10 +84,6 @@ $PY -c "import dask.distributed, pandas, partd" || { echo "bench/pipeline: needs
 KNOWN="$("$FRUGAL" cache list --json | $PY -c 'import json,sys; print(" ".join(r["name"] for r in json.load(sys.stdin)["policies"]))')"
 P=""
 for p in $POLICIES; do case " $KNOWN " in *" $p "*) P="$P $p" ;; *) echo "bench/pipeline: skipping unregistered policy $p" >&2 ;; esac; done
-if [ -n "$WARM_FROM" ]; then
-  [ -r "$WARM_FROM" ] || { echo "bench/pipeline: --warm-from $WARM_FROM: cannot read the trace" >&2; exit 1; }
-  P="$P smartcache-warm"
-fi
 [ -n "$WORK" ] || WORK="$(mktemp -d /tmp/frugal-pipeline.XXXXXX)"
 R="$WORK/remote" M="$WORK/mnt" C="$WORK/cache" T="$WORK/traces"
 mkdir -p "$M" "$C" "$T"
@@ -93,16 +91,21 @@ DAEMON=""
 cleanup() { [ -n "$DAEMON" ] && kill -TERM "$DAEMON" 2>/dev/null; mountpoint -q "$M" && fusermount3 -uz "$M"; true; }
 trap cleanup EXIT
 # The run's settings, which --report-only reads back (so the replay uses
-# the bandwidth the runs had, and the JSON states it).
+# the bandwidth and warm-start model source the runs had, and the JSON
+# states them).
 if [ "$REPORT_ONLY" = 1 ]; then
   [ -r "$T/settings" ] || { echo "bench/pipeline: $T/settings: missing: not the --work DIR of a run" >&2; exit 1; }
   . "$T/settings"
 else
-  printf 'MB=%q MBPS=%q LAT=%q DAYS=%q\n' "$MB" "$MBPS" "$LAT" "$DAYS" >"$T/settings"
+  printf 'MB=%q MBPS=%q LAT=%q DAYS=%q WARM_FROM=%q\n' "$MB" "$MBPS" "$LAT" "$DAYS" "$WARM_FROM" >"$T/settings"
+fi
+if [ -n "$WARM_FROM" ]; then
+  [ -r "$WARM_FROM" ] || { echo "bench/pipeline: --warm-from $WARM_FROM: cannot read the trace" >&2; exit 1; }
+  P="$P smartcache-warm"
 fi
 [ -d "$R/raw" ] || $PY bench/pipeline/corpus.py "$R" --mb "$MB" >&2
 
-warm_model() {  # warm_model PCT: the --warm-from model for PCT % of the footprint (trained once)
+warm_model() {  # warm_model PCT FOOTPRINT: the --warm-from model for PCT % of FOOTPRINT bytes (trained once)
   local model="$T/warm-$1.model"
   [ -f "$model" ] || "$FRUGAL" cache train "$WARM_FROM" --size "$(($2 * $1 / 100))" -o "$model" >/dev/null
   echo "$model"

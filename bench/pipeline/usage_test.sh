@@ -22,6 +22,7 @@ expect "--repeat needs a positive integer" --repeat x
 expect "--warm-from and --out cannot apply" --record-only --warm-from x.frt
 expect "--warm-from and --out cannot apply" --record-only --out x.json
 expect "--mbps cannot apply" --report-only --work /nonexistent --mbps 50
+expect "--warm-from cannot apply" --report-only --work /nonexistent --warm-from x.frt
 expect "--report-only needs the --work DIR" --report-only
 expect "usage" --bogus
 exit $fail
