@@ -1,6 +1,8 @@
 #include "frugal/perf/profiler/profiler.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -116,6 +118,24 @@ TEST(Profiler, CudaBackendFailsCleanlyWithoutAGpu) {
   EXPECT_TRUE(b.status().code() == StatusCode::kUnimplemented ||
               b.status().code() == StatusCode::kFailedPrecondition)
       << b.status().ToString();
+}
+
+// The CUDA libraries live in a module loaded on demand; a bad module path
+// is one error naming the file, never a crash.
+TEST(Profiler, CudaBackendNamesAModuleItCannotLoad) {
+  const auto* row = FindRow(ProfileBackends(), "cuda");
+  ASSERT_NE(row, nullptr);
+  const std::string garbage = ::testing::TempDir() + "/not_a_module.so";
+  { std::ofstream(garbage) << "not an ELF file"; }
+  for (const std::string& path : {garbage, garbage + ".missing"}) {
+    ASSERT_EQ(setenv("FRUGAL_CUDA_MODULE", path.c_str(), 1), 0);
+    auto b = row->factory();
+    unsetenv("FRUGAL_CUDA_MODULE");
+    ASSERT_FALSE(b.ok());
+    if (b.status().code() == StatusCode::kUnimplemented) GTEST_SKIP() << "built without CUDA";
+    EXPECT_EQ(b.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(b.status().message().find(path), std::string::npos) << b.status().ToString();
+  }
 }
 
 }  // namespace
