@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process speed and memory of `frugal cache simulate` on a large
-# oracleGeneral trace; writes bench/results/cache_speed.json.
+# oracleGeneral trace; writes bench/results/cache_speed.json
+# (cache_speed_looping.json with --same-ids).
 #  The trace: ../shared/data cloudphysics (113,872 requests) replicated
 #  COPIES times (default 88: 10.0 M requests) into a temporary file, each
 #  copy's object ids shifted by (max id + 1) so the copies share no object
@@ -15,7 +16,7 @@
 #  recorded too.
 #  With --libcachesim PATH (a libCacheSim `cachesim` binary), the same file
 #  and cells through `cachesim FILE oracleGeneral P S --ignore-obj-size 0`
-#  (S in bytes), and per cell the ratios frugal / libCacheSim of wall time
+#  (S in bytes; P s3fifov0 for frugal's s3fifo, the original S3-FIFO), and per cell the ratios frugal / libCacheSim of wall time
 #  and peak RSS and both miss ratios (target: time ratio <= 0.7).
 # Usage: bench/cache_speed.sh [--build DIR] [--copies N] [--same-ids]
 #                             [--libcachesim PATH] [--keep FILE]
@@ -40,7 +41,8 @@ CP=../shared/data/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 1; }
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-TRACE="${KEEP:-$TMP/big.oracleGeneral.bin}"
+TRACE="$(realpath -m "${KEEP:-$TMP/big.oracleGeneral.bin}")"
+LCS="${LCS:+$(realpath "$LCS")}"
 python3 - "$CP" "$TRACE" "$COPIES" "$SAME" <<'PY'
 import struct, sys
 src, dst, copies, same = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
@@ -80,8 +82,11 @@ for p in $POLICIES; do
     if [ -n "$LCS" ]; then
       bytes=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["footprint_bytes"]*float(sys.argv[2])/100))' \
         "$TMP/info.json" "${s%\%}")
-      /usr/bin/time -v -o "$TMP/$tag.lcs.time" "$LCS" "$TRACE" oracleGeneral "$p" "$bytes" \
-        --ignore-obj-size 0 >"$TMP/$tag.lcs.txt" 2>&1 || echo "cachesim failed on $p $s" >&2
+      # cachesim writes ./result/: run it inside the scratch folder
+      # frugal's s3fifo is the original algorithm: libCacheSim's S3FIFOv0
+      lp="$p"; [ "$p" = s3fifo ] && lp=s3fifov0
+      (cd "$TMP" && /usr/bin/time -v -o "$TMP/$tag.lcs.time" "$LCS" "$TRACE" oracleGeneral "$lp" "$bytes" \
+        --ignore-obj-size 0 >"$TMP/$tag.lcs.txt" 2>&1) || echo "cachesim failed on $p $s" >&2
     fi
   done
 done
@@ -95,7 +100,8 @@ def tv(path):
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", txt).group(1))
     return secs, rss * 1024
 info = json.load(open(os.path.join(tmp, "info.json")))
-out = {"command": "bench/cache_speed.sh" + (" --same-ids" if same == "1" else ""),
+out = {"command": "bench/cache_speed.sh --copies " + copies + (" --same-ids" if same == "1" else "")
+                  + (" --libcachesim " + lcs if lcs else ""),
        "machine": platform.machine() + ", " + str(os.cpu_count()) + " cpus",
        "trace": {"copies_of_cloudphysics": int(copies), "same_ids": same == "1",
                  "requests": info["reads"], "objects": info["objects"],
@@ -118,10 +124,12 @@ for p in policies.split():
         if lcs:
             lwall, lrss = tv(os.path.join(tmp, tag + ".lcs.time"))
             txt = open(os.path.join(tmp, tag + ".lcs.txt")).read()
-            m = re.search(r"miss ratio ([0-9.]+), byte miss ratio ([0-9.]+)", txt)
+            # older cachesim prints "miss ratio X, throughput", newer adds "byte miss ratio Y"
+            m = re.search(r"req, miss ratio ([0-9.]+)", txt)
+            b = re.search(r"byte miss ratio ([0-9.]+)", txt)
             cell["libcachesim"] = {"wall_s": round(lwall, 3), "peak_rss_bytes": lrss,
                                    "miss_ratio": float(m.group(1)) if m else None,
-                                   "byte_miss_ratio": float(m.group(2)) if m else None}
+                                   "byte_miss_ratio": float(b.group(1)) if b else None}
             cell["time_ratio"] = round(wall / lwall, 3) if lwall > 0 else None
             cell["rss_ratio"] = round(rss / lrss, 3) if lrss > 0 else None
             ratios.append(cell["time_ratio"])
@@ -142,10 +150,11 @@ else:
         "peak_rss_bytes_estimate": "about 24 B x requests + 64 MiB + 96 B x resident objects + a few MiB; "
                                    "for this trace ~0.31-0.40 GB (not measured)"}
 os.makedirs("bench/results", exist_ok=True)
-json.dump(out, open("bench/results/cache_speed.json", "w"), indent=1)
+res = "bench/results/cache_speed" + ("_looping" if same == "1" else "") + ".json"
+json.dump(out, open(res, "w"), indent=1)
 for c in out["cells"]:
     print("%-7s %4s wall %6.2f s  rss %6.0f MiB  load %6.2f s  sim %6.2f s  miss %.4f%s" % (
         c["policy"], c["size"], c["wall_s"], c["peak_rss_bytes"] / 2**20, c["load_s"], c["simulate_s"],
         c["miss_ratio"], ("  x%.2f of libCacheSim" % c["time_ratio"]) if "time_ratio" in c else ""))
 PY
-echo "wrote bench/results/cache_speed.json"
+echo "wrote bench/results/cache_speed$([ "$SAME" = 1 ] && echo _looping).json"
