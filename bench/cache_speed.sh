@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whole-process speed and memory of `frugal cache simulate` on a large
 # oracleGeneral trace; writes bench/results/cache_speed.json
-# (cache_speed_looping.json with --same-ids).
+# (cache_speed_looping.json with --same-ids, cache_speed_zstd.json with
+# --zstd: the trace zstd-compressed, as libCacheSim publishes traces; needs
+# the zstd command, Debian package zstd).
 #  The trace: ../shared/data cloudphysics (113,872 requests) replicated
 #  COPIES times (default 88: 10.0 M requests) into a temporary file, each
 #  copy's object ids shifted by (max id + 1) so the copies share no object
@@ -18,11 +20,11 @@
 #  and cells through `cachesim FILE oracleGeneral P S --ignore-obj-size 0`
 #  (S in bytes; P s3fifov0 for frugal's s3fifo, the original S3-FIFO), and per cell the ratios frugal / libCacheSim of wall time
 #  and peak RSS and both miss ratios (target: time ratio <= 0.7).
-# Usage: bench/cache_speed.sh [--build DIR] [--copies N] [--same-ids]
+# Usage: bench/cache_speed.sh [--build DIR] [--copies N] [--same-ids] [--zstd]
 #                             [--libcachesim PATH] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=build COPIES=88 SAME=0 LCS="" KEEP=""
+BUILD=build COPIES=88 SAME=0 LCS="" KEEP="" ZST=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
     --same-ids) SAME=1; shift ;;
     --libcachesim) LCS="$2"; shift 2 ;;
     --keep) KEEP="$2"; shift 2 ;;
-    *) echo "usage: bench/cache_speed.sh [--build DIR] [--copies N] [--same-ids] [--libcachesim PATH] [--keep FILE]" >&2; exit 2 ;;
+    --zstd) ZST=1; shift ;;
+    *) echo "usage: bench/cache_speed.sh [--build DIR] [--copies N] [--same-ids] [--zstd] [--libcachesim PATH] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 FRUGAL="$BUILD/tools/frugal/frugal"
@@ -70,6 +73,11 @@ with open(dst, "wb") as f:
             struct.pack_into("<IQIq", out, 24 * j, t + t0, ids[base + j], s, nxt[base + j])
         f.write(out)
 PY
+if [ "$ZST" = 1 ]; then
+  command -v zstd >/dev/null || { echo "--zstd needs the zstd command (Debian package zstd)" >&2; exit 1; }
+  zstd -q -f "$TRACE" -o "$TMP/trace.oracleGeneral.zst"
+  TRACE="$TMP/trace.oracleGeneral.zst"
+fi
 POLICIES="lru fifo arc s3fifo sieve"
 SIZES="1% 10%"
 "$FRUGAL" cache info "$TRACE" --json >"$TMP/info.json"
@@ -90,9 +98,9 @@ for p in $POLICIES; do
     fi
   done
 done
-python3 - "$TMP" "$COPIES" "$SAME" "$LCS" "$POLICIES" "$SIZES" <<'PY'
+python3 - "$TMP" "$COPIES" "$SAME" "$LCS" "$POLICIES" "$SIZES" "$ZST" "$TRACE" <<'PY'
 import json, os, platform, re, sys
-tmp, copies, same, lcs, policies, sizes = sys.argv[1:7]
+tmp, copies, same, lcs, policies, sizes, zst, trace = sys.argv[1:9]
 def tv(path):
     txt = open(path).read()
     wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", txt).group(1).strip().split(":")
@@ -101,9 +109,10 @@ def tv(path):
     return secs, rss * 1024
 info = json.load(open(os.path.join(tmp, "info.json")))
 out = {"command": "bench/cache_speed.sh --copies " + copies + (" --same-ids" if same == "1" else "")
-                  + (" --libcachesim " + lcs if lcs else ""),
+                  + (" --zstd" if zst == "1" else "") + (" --libcachesim " + lcs if lcs else ""),
        "machine": platform.machine() + ", " + str(os.cpu_count()) + " cpus",
        "trace": {"copies_of_cloudphysics": int(copies), "same_ids": same == "1",
+                 "zstd_compressed": zst == "1", "file_bytes": os.path.getsize(trace),
                  "requests": info["reads"], "objects": info["objects"],
                  "footprint_bytes": info["footprint_bytes"]},
        "cells": []}
@@ -150,11 +159,11 @@ else:
         "peak_rss_bytes_estimate": "about 24 B x requests + 64 MiB + 96 B x resident objects + a few MiB; "
                                    "for this trace ~0.31-0.40 GB (not measured)"}
 os.makedirs("bench/results", exist_ok=True)
-res = "bench/results/cache_speed" + ("_looping" if same == "1" else "") + ".json"
+res = "bench/results/cache_speed" + ("_looping" if same == "1" else "") + ("_zstd" if zst == "1" else "") + ".json"
 json.dump(out, open(res, "w"), indent=1)
 for c in out["cells"]:
     print("%-7s %4s wall %6.2f s  rss %6.0f MiB  load %6.2f s  sim %6.2f s  miss %.4f%s" % (
         c["policy"], c["size"], c["wall_s"], c["peak_rss_bytes"] / 2**20, c["load_s"], c["simulate_s"],
         c["miss_ratio"], ("  x%.2f of libCacheSim" % c["time_ratio"]) if "time_ratio" in c else ""))
 PY
-echo "wrote bench/results/cache_speed$([ "$SAME" = 1 ] && echo _looping).json"
+echo "wrote bench/results/cache_speed$([ "$SAME" = 1 ] && echo _looping)$([ "$ZST" = 1 ] && echo _zstd).json"

@@ -54,6 +54,7 @@ seed "$B/corpus/share_pods" testdata/share/tiny_pods.csv
 seed "$B/corpus/share_k8s" testdata/share/k8s_cluster.json
 for f in testdata/cache/*.csv; do seed_with_byte "$B/corpus/trace" 0 "$f"; done
 seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.bin
+seed_with_byte "$B/corpus/trace" 2 testdata/cache/cloudphysics_head.oracleGeneral.zst
 seed_with_byte "$B/corpus/colocation" 1 testdata/share/gavel_tiny.json
 { printf '\000'; cat testdata/share/lucid_tiny/colocate_info.csv; printf '\000'
   cat testdata/share/lucid_tiny/single_data.csv; } > "$B/corpus/colocation/0-lucid_tiny"

@@ -20,6 +20,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   python3-torch python3-torchvision  # tools/check_device_map.py in cli_device_map_test
   libfuse3-dev fuse3  # frugal cache mount; cli_cache_mount_test
+  libzstd-dev  # zstd-compressed oracleGeneral traces (libCacheSim publishes them as .zst)
   libcpp-httplib-dev  # frugal share extender (Kubernetes scheduler extender)
   chromium python3-pil  # the browser test renders frugal's HTML report headless
 )

@@ -29,6 +29,32 @@ expect_error 1 "cloudphysics_head.oracleGeneral.bin: the trace has no file paths
 head -c 100 /dev/urandom > "$TMP/garbage.frt"
 expect_error 1 "garbage.frt" cache simulate "$TMP/garbage.frt"
 
+# zstd-compressed oracleGeneral (libCacheSim publishes its traces as .zst):
+# the same results as the uncompressed file, loaded and streamed.
+for extra in "" "--no-stream"; do
+  "$FRUGAL" cache simulate testdata/cache/cloudphysics_head.oracleGeneral.bin --policy arc --size 10% --json \
+    $extra >"$TMP/plain.json" || fail "simulate .bin $extra"
+  "$FRUGAL" cache simulate testdata/cache/cloudphysics_head.oracleGeneral.zst --policy arc --size 10% --json \
+    $extra >"$TMP/packed.json" || fail "simulate .zst $extra"
+  py 'import json,sys; a,b=(json.load(open(p))["results"][0] for p in sys.argv[1:3]); assert (a["miss_ratio"],a["byte_miss_ratio"])==(b["miss_ratio"],b["byte_miss_ratio"]), (a,b)' \
+    "$TMP/plain.json" "$TMP/packed.json" || fail "zst and bin differ $extra"
+done
+head -c 200 testdata/cache/cloudphysics_head.oracleGeneral.zst >"$TMP/cut.oracleGeneral.zst"
+expect_error 1 "cut.oracleGeneral.zst: truncated zstd stream" cache simulate "$TMP/cut.oracleGeneral.zst"
+cp testdata/cache/cloudphysics_head.oracleGeneral.zst "$TMP/packed.csv"
+expect_error 1 "packed.csv: zstd-compressed; only oracleGeneral" cache info "$TMP/packed.csv"
+# 20 KB that decompress to 10 M requests (240 MB): under a 400 MB address-space
+# limit, loading them (0.41 GiB) is refused before allocating; streamed, they
+# need about 80 MB.
+(ulimit -v 400000
+ expect_error 1 "repeat_10m.oracleGeneral.zst: 10000000 requests need 0.41 GiB to load" \
+   cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --no-stream) || exit 1
+(ulimit -v 800000
+ "$FRUGAL" cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --json >"$TMP/rep.json" ||
+   fail "streamed 10 M requests under 800 MB") || exit 1
+py 'import json,sys; j=json.load(open(sys.argv[1])); assert j["streamed"] and j["reads"]==10000000 and j["objects"]==1, j' \
+  "$TMP/rep.json" || fail "streamed repeat trace"
+
 # Usage errors exit 2; --help exits 0.
 "$FRUGAL" cache >/dev/null 2>&1; [ $? -eq 2 ] || fail "bare 'cache' should exit 2"
 "$FRUGAL" cache simulate >/dev/null 2>&1; [ $? -eq 2 ] || fail "'cache simulate' without TRACE should exit 2"

@@ -343,7 +343,7 @@ void SetupCache(CLI::App& sub, int* exit_code) {
 
   auto sa = std::make_shared<SimulateArgs>();
   CLI::App* sim = sub.add_subcommand("simulate", "Simulate cache policies on a trace");
-  sim->add_option("TRACE", sa->trace, "Trace: .frt (frugal binary), .csv, or oracleGeneral .bin")->required();
+  sim->add_option("TRACE", sa->trace, "Trace: .frt (frugal binary), .csv, or oracleGeneral .bin / .zst (libCacheSim; zstd-compressed read as is)")->required();
   sim->add_option("--policy", sa->policy, "Policy name, comma-separated names, or all")->capture_default_str();
   sim->add_option("--size", sa->size, "Cache sizes: percentages of the footprint or bytes (512MiB)")
       ->capture_default_str();

@@ -1,5 +1,6 @@
 // frugal: one binary, one table of verbs.
 #include <cstdio>
+#include <new>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -68,6 +69,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  } catch (const std::bad_alloc&) {
+    // Inputs are sized before they are loaded; this is the last line for
+    // what slips past (a memory limit tighter than the estimates).
+    std::fprintf(stderr, "frugal: error: out of memory\n");
+    return 1;
   }
   return exit_code;
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/simulator.h"
@@ -349,6 +350,104 @@ TEST(OracleGeneralFastLoad, TruncatedFileIsAnErrorNamingTheFile) {
         << s.ToString();
   }
   std::filesystem::remove(path);
+}
+
+// Writes `raw` zstd-compressed to path as two concatenated frames split at
+// a byte that is not a record boundary (libCacheSim's own .zst traces are
+// one frame; zstd -d reads both the same).
+void WriteZstd(const std::string& path, const std::string& raw, size_t cut_bytes = 0) {
+  std::string out;
+  const size_t cut = raw.size() / 2 + 7;
+  for (const std::string& part : {raw.substr(0, cut), raw.substr(cut)}) {
+    std::string buf(ZSTD_compressBound(part.size()), '\0');
+    const size_t n = ZSTD_compress(buf.data(), buf.size(), part.data(), part.size(), 1);
+    ASSERT_FALSE(ZSTD_isError(n));
+    out.append(buf.data(), n);
+  }
+  out.resize(out.size() - cut_bytes);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(out.data(), 1, out.size(), f);
+  std::fclose(f);
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::string s;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return s;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+TEST(OracleGeneralZstd, ReadsTheSameTraceAsTheUncompressedFile) {
+  // The whole cloudphysics trace spans two 65,536-record blocks and the
+  // streamed index reads it three times (count, index, replay).
+  const char* cp = FRUGAL_SHARED_DATA "/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin";
+  const std::string src = std::filesystem::exists(cp) ? cp : "testdata/cache/cloudphysics_head.oracleGeneral.bin";
+  const std::string path = TempPath("cp.oracleGeneral.zst");
+  WriteZstd(path, ReadBytes(src));
+  ExpectSameTrace(path);
+  Result<RequestTrace> plain = LoadRequestTrace(src);
+  Result<RequestTrace> packed = LoadRequestTrace(path);
+  ASSERT_TRUE(plain.ok() && packed.ok());
+  ASSERT_EQ(plain->requests.size(), packed->requests.size());
+  for (size_t i = 0; i < plain->requests.size(); ++i) {
+    const Request& a = plain->requests[i];
+    const Request& b = packed->requests[i];
+    ASSERT_TRUE(a.time_us == b.time_us && a.obj_size == b.obj_size && a.next_read == b.next_read &&
+                a.obj == b.obj)
+        << "request " << i;
+  }
+  EXPECT_EQ(plain->footprint_bytes, packed->footprint_bytes);
+  std::filesystem::remove(path);
+}
+
+TEST(OracleGeneralZstd, BadStreamsAreOneErrorNamingTheFile) {
+  const std::string raw = ReadBytes("testdata/cache/cloudphysics_head.oracleGeneral.bin");
+  ASSERT_EQ(raw.size(), 48000u);
+  const std::string cut = TempPath("cut.oracleGeneral.zst");
+  WriteZstd(cut, raw, 5);
+  const std::string odd = TempPath("odd.oracleGeneral.zst");
+  WriteZstd(odd, raw.substr(0, 1000));
+  const std::string bad = TempPath("bad.oracleGeneral.zst");
+  std::string garbage = ReadBytes(odd);
+  for (size_t i = 8; i < garbage.size(); ++i) garbage[i] = static_cast<char>(garbage[i] ^ 0x5a);
+  std::FILE* f = std::fopen(bad.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(garbage.data(), 1, garbage.size(), f);
+  std::fclose(f);
+  const std::pair<std::string, std::string> cases[] = {
+      {cut, "cut.oracleGeneral.zst: truncated zstd stream"},
+      {odd, "odd.oracleGeneral.zst: truncated oracleGeneral trace: 1000 bytes after zstd decompression"},
+      {bad, "bad.oracleGeneral.zst: corrupt zstd stream"},
+  };
+  for (const auto& [path, want] : cases) {
+    for (const Status& s : {LoadRequestTrace(path).status(), StreamedTrace::Open(path).status(),
+                            OpenTrace(path, "auto").status()}) {
+      ASSERT_FALSE(s.ok()) << path;
+      EXPECT_NE(s.message().find(want), std::string::npos) << s.ToString();
+    }
+  }
+  // A compressed file named for another format is refused, not misread.
+  const std::string csv = TempPath("z.csv");
+  std::filesystem::copy_file(odd, csv, std::filesystem::copy_options::overwrite_existing);
+  auto r = OpenTrace(csv, "auto");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("z.csv: zstd-compressed; only oracleGeneral"), std::string::npos)
+      << r.status().ToString();
+  for (const std::string& p : {cut, odd, bad, csv}) std::filesystem::remove(p);
+}
+
+TEST(TraceFormats, GuessesLibCacheSimCompressedNames) {
+  EXPECT_EQ(GuessTraceFormat("/d/cluster52.oracleGeneral.zst"), "oracle");
+  EXPECT_EQ(GuessTraceFormat("w44.oracleGeneral.bin.zst"), "oracle");
+  EXPECT_EQ(GuessTraceFormat("a/b.oracleGeneral.sample10.zst"), "oracle");
+  EXPECT_EQ(GuessTraceFormat("trace.bin.zst"), "oracle");
+  EXPECT_EQ(GuessTraceFormat("trace.csv.zst"), "");
+  EXPECT_EQ(GuessTraceFormat("trace.zst"), "");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frugal/base/file_io.h"
+#include "frugal/cache/readers/zstd_stream.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
@@ -56,18 +57,32 @@ class OracleGeneralReader : public TraceReader {
   int64_t pos_ = 0;
 };
 
+Status CheckWholeRecords(const std::string& path, int64_t bytes, const char* what) {
+  if (bytes % kOracleRecordBytes == 0) return Status::Ok();
+  return InvalidArgument(path + ": truncated oracleGeneral trace: " + std::to_string(bytes) + what +
+                         " is not a multiple of the 24-byte record (record " +
+                         std::to_string(bytes / kOracleRecordBytes + 1) + " is incomplete)");
+}
+
 }  // namespace
+
+OracleGeneralFile::OracleGeneralFile(std::string path, int fd, int64_t records,
+                                     const unsigned char* map, std::unique_ptr<ZstdStream> zstd)
+    : path_(std::move(path)), fd_(fd), records_(records), map_(map), zstd_(std::move(zstd)) {}
 
 Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::string& path) {
   FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
+  if (HasZstdMagic(path)) {
+    FRUGAL_ASSIGN_OR_RETURN(auto z, ZstdStream::Open(path));
+    FRUGAL_ASSIGN_OR_RETURN(const int64_t bytes, z->CountBytes());
+    FRUGAL_RETURN_IF_ERROR(CheckWholeRecords(path, bytes, " bytes after zstd decompression"));
+    return std::unique_ptr<OracleGeneralFile>(
+        new OracleGeneralFile(path, -1, bytes / kOracleRecordBytes, nullptr, std::move(z)));
+  }
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) return NotFound(path + ": no such file");
-  if (bytes % kOracleRecordBytes != 0) {
-    return InvalidArgument(path + ": truncated oracleGeneral trace: " + std::to_string(bytes) +
-                           " bytes is not a multiple of the 24-byte record (record " +
-                           std::to_string(bytes / kOracleRecordBytes + 1) + " is incomplete)");
-  }
+  FRUGAL_RETURN_IF_ERROR(CheckWholeRecords(path, static_cast<int64_t>(bytes), " bytes"));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return InvalidArgument(path + ": cannot open");
   const unsigned char* map = nullptr;
@@ -80,16 +95,34 @@ Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::st
     ::madvise(p, bytes, MADV_SEQUENTIAL);
     map = static_cast<const unsigned char*>(p);
   }
-  return std::unique_ptr<OracleGeneralFile>(
-      new OracleGeneralFile(path, fd, static_cast<int64_t>(bytes / kOracleRecordBytes), map));
+  return std::unique_ptr<OracleGeneralFile>(new OracleGeneralFile(
+      path, fd, static_cast<int64_t>(bytes / kOracleRecordBytes), map, nullptr));
 }
 
 OracleGeneralFile::~OracleGeneralFile() {
   if (map_ != nullptr) ::munmap(const_cast<unsigned char*>(map_), static_cast<size_t>(records_ * kOracleRecordBytes));
-  ::close(fd_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status OracleGeneralFile::ViewCompressed(int64_t first, int64_t count, const unsigned char** data) const {
+  if (first != next_record_) {
+    if (first != 0) {
+      return Internal(path_ + ": compressed traces are read in order (view at record " +
+                      std::to_string(first) + " after " + std::to_string(next_record_) + ")");
+    }
+    FRUGAL_RETURN_IF_ERROR(zstd_->Rewind());
+  }
+  const Status st = zstd_->Read(static_cast<size_t>(count * kOracleRecordBytes), data);
+  if (st.code() == StatusCode::kOutOfRange) {
+    return InvalidArgument(path_ + ": record " + std::to_string(first + 1) + ": unexpected end of file");
+  }
+  FRUGAL_RETURN_IF_ERROR(st);
+  next_record_ = first + count;
+  return Status::Ok();
 }
 
 Status OracleGeneralFile::View(int64_t first, int64_t count, const unsigned char** data) const {
+  if (zstd_ != nullptr) return ViewCompressed(first, count, data);
   // A mapped page past the end of a file that shrank would fault: check the
   // size before handing out the block.
   struct stat st;

@@ -3,7 +3,11 @@
 // a read-only mapping of the file (no copy), the blocks behind the
 // current one dropped from the process (MADV_DONTNEED), so the file's
 // pages in memory stay about one block however large the file; several
-// passes can share one file. An OracleGeneralFile is used by one thread.
+// passes can share one file. A zstd-compressed file (found by its magic,
+// whatever its name: libCacheSim publishes its traces as `.zst`) is
+// decompressed in blocks instead, once at Open to count its records and
+// again for each pass; its views must then go forward from record 0 or
+// restart there. An OracleGeneralFile is used by one thread.
 #ifndef FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 #define FRUGAL_CACHE_READERS_ORACLE_GENERAL_H_
 
@@ -36,13 +40,16 @@ inline OracleRecord DecodeOracleRecord(const unsigned char* p) {
   return r;
 }
 
+class ZstdStream;
+
 class OracleGeneralFile {
  public:
   // Records per View block (1.5 MiB).
   static constexpr int64_t kBlockRecords = 1 << 16;
 
-  // Checks `path` (a regular file, a whole number of 24-byte records) and
-  // opens it. NotFound / InvalidArgument naming the file.
+  // Checks `path` (a regular file, a whole number of 24-byte records,
+  // after decompression for zstd) and opens it. NotFound / InvalidArgument
+  // naming the file.
   static Result<std::unique_ptr<OracleGeneralFile>> Open(const std::string& path);
   ~OracleGeneralFile();
   OracleGeneralFile(const OracleGeneralFile&) = delete;
@@ -53,16 +60,20 @@ class OracleGeneralFile {
   // Points *data at records [first, first + count) (count * 24 bytes),
   // valid until the next View; the previous views' pages are released.
   // InvalidArgument "PATH: record N: unexpected end of file" when the file
-  // shrank since Open (checked per block).
+  // shrank since Open (checked per block). Compressed files: `first` is
+  // where the last view ended, or 0 (a new pass); else Internal.
   Status View(int64_t first, int64_t count, const unsigned char** data) const;
 
  private:
-  OracleGeneralFile(std::string path, int fd, int64_t records, const unsigned char* map)
-      : path_(std::move(path)), fd_(fd), records_(records), map_(map) {}
+  OracleGeneralFile(std::string path, int fd, int64_t records, const unsigned char* map,
+                    std::unique_ptr<ZstdStream> zstd);
+  Status ViewCompressed(int64_t first, int64_t count, const unsigned char** data) const;
   std::string path_;
-  int fd_;
+  int fd_;  // -1 for a compressed file
   int64_t records_;
-  const unsigned char* map_;  // null for an empty file
+  const unsigned char* map_;  // null for an empty or compressed file
+  std::unique_ptr<ZstdStream> zstd_;  // compressed files only
+  mutable int64_t next_record_ = 0;  // compressed: where the last view ended
   mutable int64_t held_begin_ = 0;  // byte range of the last views, not yet released
   mutable int64_t held_end_ = 0;
 };
