@@ -44,10 +44,13 @@ expect_error 1 "cut.oracleGeneral.zst: truncated zstd stream" cache simulate "$T
 cp testdata/cache/cloudphysics_head.oracleGeneral.zst "$TMP/packed.csv"
 expect_error 1 "packed.csv: zstd-compressed; only oracleGeneral" cache info "$TMP/packed.csv"
 # 20 KB that decompress to 10 M requests (240 MB): under a 400 MB address-space
-# limit, loading them (0.41 GiB) is refused before allocating; streamed, they
-# need about 80 MB.
+# limit, loading them (44 bytes a request) is refused before allocating, and
+# counting them stops as soon as they are known to be too many; streamed,
+# they need about 80 MB.
 (ulimit -v 400000
- expect_error 1 "repeat_10m.oracleGeneral.zst: 10000000 requests need 0.41 GiB to load" \
+ expect_error 1 "repeat_10m.oracleGeneral.zst: over 83" \
+   cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --no-stream
+ expect_error 1 "GiB this process may use (decompression stopped there)" \
    cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --no-stream) || exit 1
 (ulimit -v 800000
  "$FRUGAL" cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --json >"$TMP/rep.json" ||

@@ -392,33 +392,53 @@ Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink
   return Status::Ok();
 }
 
-// A trace too large for this machine is an error before the allocation,
-// not the OOM killer after it: `records` requests at `bytes_per_request`
-// must fit in 90 % of the smaller of physical memory and RLIMIT_AS.
-Status CheckFitsInMemory(const std::string& path, int64_t records, int64_t bytes_per_request,
-                         const char* how, const char* advice) {
+// The bytes this process may use: the smaller of physical memory and
+// RLIMIT_AS; 0 when unknown.
+double MemoryAllowed() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return Status::Ok();
+  if (pages <= 0 || page <= 0) return 0;
   double have = static_cast<double>(pages) * static_cast<double>(page);
   struct rlimit lim;
   if (::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
     have = std::min(have, static_cast<double>(lim.rlim_cur));
   }
-  const double need = static_cast<double>(records) * static_cast<double>(bytes_per_request);
-  if (need <= 0.9 * have) return Status::Ok();
-  char msg[160];
-  std::snprintf(msg, sizeof(msg), "%.2f GiB to %s, over 90%% of the %.2f GiB this process may use",
-                need / (1 << 30), how, have / (1 << 30));
-  return InvalidArgument(path + ": " + std::to_string(records) + " requests need " + msg + advice);
+  return have;
+}
+
+// The most requests at `bytes_per_request` that fit in 90 % of
+// MemoryAllowed(); -1 when unknown (no limit).
+int64_t MaxRecordsInMemory(int64_t bytes_per_request) {
+  const double have = MemoryAllowed();
+  if (have <= 0) return -1;
+  return static_cast<int64_t>(0.9 * have / static_cast<double>(bytes_per_request));
+}
+
+// A trace too large for this machine is an error before the allocation,
+// not the OOM killer after it: `records` requests at `bytes_per_request`
+// must fit in 90 % of MemoryAllowed(). `at_least`: records is a lower
+// bound (a compressed file counted until it was known to be too large).
+Status CheckFitsInMemory(const OracleGeneralFile& f, int64_t bytes_per_request, const char* how,
+                         const char* advice) {
+  const double have = MemoryAllowed();
+  if (have <= 0) return Status::Ok();
+  const double need = static_cast<double>(f.records()) * static_cast<double>(bytes_per_request);
+  if (f.records_exact() && need <= 0.9 * have) return Status::Ok();
+  const char* more = f.records_exact() ? "" : "over ";
+  char msg[200];
+  std::snprintf(msg, sizeof(msg), " requests need %s%.2f GiB to %s, over 90%% of the %.2f GiB this process may use",
+                more, need / (1 << 30), how, have / (1 << 30));
+  return InvalidArgument(f.path() + ": " + more + std::to_string(f.records()) + msg +
+                         (f.records_exact() ? "" : " (decompression stopped there)") + advice);
 }
 
 // oracleGeneral straight into a RequestTrace, no TraceEvent per record.
 // Same result and errors as the streaming reader + Loader.
 Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
-  FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path));
+  constexpr int64_t kLoadBytes = static_cast<int64_t>(sizeof(Request)) + 4;
+  FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path, MaxRecordsInMemory(kLoadBytes)));
   FRUGAL_RETURN_IF_ERROR(CheckFitsInMemory(
-      path, f->records(), static_cast<int64_t>(sizeof(Request)) + 4, "load",
+      *f, kLoadBytes, "load",
       "; one online policy at one size is simulated streamed, in about 8 bytes a request"));
   RequestTrace t;
   t.requests.reserve(static_cast<size_t>(f->records()));
@@ -479,8 +499,8 @@ StreamedTrace::~StreamedTrace() = default;
 
 Result<StreamedTrace> StreamedTrace::Open(const std::string& path) {
   StreamedTrace s;
-  FRUGAL_ASSIGN_OR_RETURN(s.file_, OracleGeneralFile::Open(path));
-  FRUGAL_RETURN_IF_ERROR(CheckFitsInMemory(path, s.file_->records(), 8, "index", ""));
+  FRUGAL_ASSIGN_OR_RETURN(s.file_, OracleGeneralFile::Open(path, MaxRecordsInMemory(8)));
+  FRUGAL_RETURN_IF_ERROR(CheckFitsInMemory(*s.file_, 8, "index", ""));
   s.objs_.resize(static_cast<size_t>(s.file_->records()));
   uint32_t* objs = s.objs_.data();
   FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(

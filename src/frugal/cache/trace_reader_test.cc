@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include "frugal/cache/readers/oracle_general.h"
+#include "frugal/cache/readers/zstd_stream.h"
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/simulator.h"
 #include "frugal/cache/trace_writer.h"
@@ -439,6 +441,72 @@ TEST(OracleGeneralZstd, BadStreamsAreOneErrorNamingTheFile) {
   EXPECT_NE(r.status().message().find("z.csv: zstd-compressed; only oracleGeneral"), std::string::npos)
       << r.status().ToString();
   for (const std::string& p : {cut, odd, bad, csv}) std::filesystem::remove(p);
+}
+
+TEST(OracleGeneralZstd, CountingStopsPastTheLimit) {
+  std::string raw;
+  for (int i = 0; i < 10; ++i) raw += ReadBytes("testdata/cache/cloudphysics_head.oracleGeneral.bin");
+  const std::string path = TempPath("ten.oracleGeneral.zst");
+  WriteZstd(path, raw);
+  const int64_t records = static_cast<int64_t>(raw.size()) / kOracleRecordBytes;
+  auto z = ZstdStream::Open(path);
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(*(*z)->CountBytes(), static_cast<int64_t>(raw.size()));
+  // With a limit the count stops at the first piece past it.
+  const Result<int64_t> part = (*z)->CountBytes(1000);
+  ASSERT_TRUE(part.ok());
+  EXPECT_GT(*part, 1000);
+  EXPECT_LT(*part, static_cast<int64_t>(raw.size()));
+  auto capped = OracleGeneralFile::Open(path, 100);
+  ASSERT_TRUE(capped.ok()) << capped.status().ToString();
+  EXPECT_GT((*capped)->records(), 100);
+  EXPECT_LT((*capped)->records(), records);
+  EXPECT_FALSE((*capped)->records_exact());
+  auto exact = OracleGeneralFile::Open(path, records);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  EXPECT_TRUE((*exact)->records_exact());
+  EXPECT_EQ((*exact)->records(), records);
+  std::string back;  // and it reads back whole, block by block
+  for (int64_t done = 0; done < records;) {
+    const int64_t want = std::min(OracleGeneralFile::kBlockRecords, records - done);
+    const unsigned char* data = nullptr;
+    ASSERT_TRUE((*exact)->View(done, want, &data).ok());
+    back.append(reinterpret_cast<const char*>(data), static_cast<size_t>(want * kOracleRecordBytes));
+    done += want;
+  }
+  EXPECT_TRUE(back == raw);
+  std::filesystem::remove(path);
+}
+
+TEST(OracleGeneralZstd, AHeaderThatMisstatesTheSizeIsACorruptStream) {
+  const std::string raw = ReadBytes("testdata/cache/cloudphysics_head.oracleGeneral.bin");
+  std::string buf(ZSTD_compressBound(raw.size()), '\0');
+  const size_t n = ZSTD_compress(buf.data(), buf.size(), raw.data(), raw.size(), 1);
+  ASSERT_FALSE(ZSTD_isError(n));
+  buf.resize(n);
+  // Frame header: magic, descriptor (content-size field size in bits 6-7,
+  // single segment bit 5, dictionary id size in bits 0-1), then the window
+  // byte unless single segment, the dictionary id, the content size.
+  const auto fhd = static_cast<unsigned char>(buf[4]);
+  const int fcs_bytes[] = {(fhd >> 5) & 1, 2, 4, 8};
+  const int dict_bytes[] = {0, 1, 2, 4};
+  const size_t at = 5 + (((fhd >> 5) & 1) ? 0 : 1) + dict_bytes[fhd & 3];
+  uint16_t v;  // 2-byte field: size - 256; 48000 fits
+  ASSERT_EQ(fcs_bytes[fhd >> 6], 2);
+  std::memcpy(&v, buf.data() + at, 2);
+  v = static_cast<uint16_t>(v + kOracleRecordBytes);  // one record more than the data
+  std::memcpy(buf.data() + at, &v, 2);
+  const std::string path = TempPath("liar.oracleGeneral.zst");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(buf.data(), 1, buf.size(), f);
+  std::fclose(f);
+  for (const Status& s : {LoadRequestTrace(path).status(), StreamedTrace::Open(path).status()}) {
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("liar.oracleGeneral.zst: corrupt zstd stream"), std::string::npos)
+        << s.ToString();
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(TraceFormats, GuessesLibCacheSimCompressedNames) {

@@ -70,14 +70,20 @@ OracleGeneralFile::OracleGeneralFile(std::string path, int fd, int64_t records,
                                      const unsigned char* map, std::unique_ptr<ZstdStream> zstd)
     : path_(std::move(path)), fd_(fd), records_(records), map_(map), zstd_(std::move(zstd)) {}
 
-Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::string& path) {
+Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::string& path,
+                                                                   int64_t max_records) {
   FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));
   if (HasZstdMagic(path)) {
     FRUGAL_ASSIGN_OR_RETURN(auto z, ZstdStream::Open(path));
-    FRUGAL_ASSIGN_OR_RETURN(const int64_t bytes, z->CountBytes());
-    FRUGAL_RETURN_IF_ERROR(CheckWholeRecords(path, bytes, " bytes after zstd decompression"));
-    return std::unique_ptr<OracleGeneralFile>(
+    const int64_t limit = max_records < 0 || max_records > (int64_t{1} << 56)
+                              ? -1 : max_records * kOracleRecordBytes;
+    FRUGAL_ASSIGN_OR_RETURN(const int64_t bytes, z->CountBytes(limit));
+    const bool exact = limit < 0 || bytes <= limit;
+    if (exact) FRUGAL_RETURN_IF_ERROR(CheckWholeRecords(path, bytes, " bytes after zstd decompression"));
+    std::unique_ptr<OracleGeneralFile> f(
         new OracleGeneralFile(path, -1, bytes / kOracleRecordBytes, nullptr, std::move(z)));
+    f->records_exact_ = exact;
+    return f;
   }
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);

@@ -49,14 +49,19 @@ class OracleGeneralFile {
 
   // Checks `path` (a regular file, a whole number of 24-byte records,
   // after decompression for zstd) and opens it. NotFound / InvalidArgument
-  // naming the file.
-  static Result<std::unique_ptr<OracleGeneralFile>> Open(const std::string& path);
+  // naming the file. A compressed file's records are counted by
+  // decompressing it once; with `max_records` >= 0 that count stops past
+  // max_records, and records() is then only a lower bound (records_exact()
+  // false): the caller reports the file too large and must not view it.
+  static Result<std::unique_ptr<OracleGeneralFile>> Open(const std::string& path,
+                                                         int64_t max_records = -1);
   ~OracleGeneralFile();
   OracleGeneralFile(const OracleGeneralFile&) = delete;
   OracleGeneralFile& operator=(const OracleGeneralFile&) = delete;
 
   const std::string& path() const { return path_; }
   int64_t records() const { return records_; }
+  bool records_exact() const { return records_exact_; }
   // Points *data at records [first, first + count) (count * 24 bytes),
   // valid until the next View; the previous views' pages are released.
   // InvalidArgument "PATH: record N: unexpected end of file" when the file
@@ -71,6 +76,7 @@ class OracleGeneralFile {
   std::string path_;
   int fd_;  // -1 for a compressed file
   int64_t records_;
+  bool records_exact_ = true;
   const unsigned char* map_;  // null for an empty or compressed file
   std::unique_ptr<ZstdStream> zstd_;  // compressed files only
   mutable int64_t next_record_ = 0;  // compressed: where the last view ended

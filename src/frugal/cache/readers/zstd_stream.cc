@@ -107,11 +107,11 @@ Status ZstdStream::Rewind() {
   return Status::Ok();
 }
 
-Result<int64_t> ZstdStream::CountBytes() {
+Result<int64_t> ZstdStream::CountBytes(int64_t limit) {
   FRUGAL_RETURN_IF_ERROR(Rewind());
   Impl& s = *impl_;
   int64_t total = 0;
-  while (true) {
+  while (limit < 0 || total <= limit) {
     s.out_end = 0;
     bool eof = false;
     FRUGAL_RETURN_IF_ERROR(s.Fill(&eof));

@@ -31,10 +31,14 @@ class ZstdStream {
   ZstdStream(const ZstdStream&) = delete;
   ZstdStream& operator=(const ZstdStream&) = delete;
 
-  // Decompresses the whole stream once, keeping nothing, and rewinds: its
-  // decompressed size in bytes. InvalidArgument naming the file for a
+  // Decompresses the stream, keeping nothing, and rewinds: its decompressed
+  // size in bytes, or, when that exceeds `limit` (>= 0), the first count
+  // past it (decompression stops there: a small file that inflates to
+  // terabytes is not read through). The sizes frame headers may declare
+  // are not used: a corrupt header would size allocations before the data
+  // could contradict it. InvalidArgument naming the file for a
   // corrupt stream or one whose last frame is cut short.
-  Result<int64_t> CountBytes();
+  Result<int64_t> CountBytes(int64_t limit = -1);
   // Back to the first byte.
   Status Rewind();
   // Points *data at the next n decompressed bytes, valid until the next
