@@ -54,7 +54,12 @@ expect_error 1 "packed.csv: zstd-compressed; only oracleGeneral" cache info "$TM
    cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --no-stream) || exit 1
 (ulimit -v 800000
  "$FRUGAL" cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru --size 1% --json >"$TMP/rep.json" ||
-   fail "streamed 10 M requests under 800 MB") || exit 1
+   fail "streamed 10 M requests under 800 MB"
+ # cache info indexes an oracleGeneral trace as a streamed run does.
+ "$FRUGAL" cache info testdata/cache/repeat_10m.oracleGeneral.zst --json >"$TMP/repinfo.json" ||
+   fail "cache info on 10 M requests under 800 MB") || exit 1
+py 'import json,sys; j=json.load(open(sys.argv[1])); assert j["records"]==10000000 and j["objects"]==1 and j["footprint_bytes"]==4096, j' \
+  "$TMP/repinfo.json" || fail "cache info on the repeat trace"
 py 'import json,sys; j=json.load(open(sys.argv[1])); assert j["streamed"] and j["reads"]==10000000 and j["objects"]==1, j' \
   "$TMP/rep.json" || fail "streamed repeat trace"
 

@@ -485,9 +485,7 @@ Result<RequestTrace> LoadRequestTrace(TraceReader& reader) {
 }
 
 Result<RequestTrace> LoadRequestTrace(const std::string& path, const std::string& format) {
-  if (format == "oracle" || (format == "auto" && GuessTraceFormat(path) == "oracle")) {
-    return LoadOracleGeneral(path);
-  }
+  if (IsOracleGeneral(path, format)) return LoadOracleGeneral(path);
   FRUGAL_ASSIGN_OR_RETURN(auto reader, OpenTrace(path, format));
   return LoadRequestTrace(*reader);
 }

@@ -193,7 +193,7 @@ bool CanSimulateStreamed(const std::string& path, const std::string& format,
       IsOfflinePolicy(policies[0])) {
     return false;
   }
-  return format == "oracle" || (format == "auto" && GuessTraceFormat(path) == "oracle");
+  return IsOracleGeneral(path, format);
 }
 
 Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::string& policy,

@@ -42,6 +42,10 @@ std::string GuessTraceFormat(const std::string& path) {
   return "";
 }
 
+bool IsOracleGeneral(const std::string& path, const std::string& format) {
+  return format == "oracle" || (format == "auto" && GuessTraceFormat(path) == "oracle");
+}
+
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path,
                                                const std::string& format) {
   FRUGAL_RETURN_IF_ERROR(CheckInputFile(path, -1));

@@ -44,6 +44,9 @@ std::span<const RegistryRow<TraceReaderFactory>> TraceFormats();
 // .bin / .oraclegeneral → oracle; "" when unknown.
 std::string GuessTraceFormat(const std::string& path);
 
+// True when `path` read in `format` ("auto": by its name) is oracleGeneral.
+bool IsOracleGeneral(const std::string& path, const std::string& format);
+
 // Opens `path` in `format` ("auto" guesses from the extension). NotFound for
 // a missing file, InvalidArgument for an unknown format or a bad header.
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path,
