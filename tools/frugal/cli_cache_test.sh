@@ -57,7 +57,14 @@ expect_error 1 "packed.csv: zstd-compressed; only oracleGeneral" cache info "$TM
    fail "streamed 10 M requests under 800 MB"
  # cache info indexes an oracleGeneral trace as a streamed run does.
  "$FRUGAL" cache info testdata/cache/repeat_10m.oracleGeneral.zst --json >"$TMP/repinfo.json" ||
-   fail "cache info on 10 M requests under 800 MB") || exit 1
+   fail "cache info on 10 M requests under 800 MB"
+ # Several online policies and sizes stream too when loading lacks room.
+ "$FRUGAL" cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru,sieve --size 1%,50% --json \
+   --threads 2 >"$TMP/repmulti.json" || fail "streamed cells under 800 MB") || exit 1
+"$FRUGAL" cache simulate testdata/cache/repeat_10m.oracleGeneral.zst --policy lru,sieve --size 1%,50% --json \
+  >"$TMP/repload.json" || fail "loaded cells"
+py 'import json,sys; s,l=(json.load(open(p)) for p in sys.argv[1:3]); assert s["streamed"] and not l["streamed"] and s["results"]==l["results"] and len(s["results"])==4, (s, l)' \
+  "$TMP/repmulti.json" "$TMP/repload.json" || fail "streamed cells differ from loaded"
 py 'import json,sys; j=json.load(open(sys.argv[1])); assert j["records"]==10000000 and j["objects"]==1 and j["footprint_bytes"]==4096, j' \
   "$TMP/repinfo.json" || fail "cache info on the repeat trace"
 py 'import json,sys; j=json.load(open(sys.argv[1])); assert j["streamed"] and j["reads"]==10000000 and j["objects"]==1, j' \

@@ -166,16 +166,21 @@ int RunSimulate(const SimulateArgs& a) {
   if (a.no_stream && !IsOracleGeneral(a.trace, a.format)) {
     return ReportUsage("--no-stream applies to oracleGeneral traces (only they are ever streamed)");
   }
-  if (!a.no_stream && !a.breakdown_given &&
-      CanSimulateStreamed(a.trace, a.format, policies, SplitCommas(a.size).size())) {
+  // One cell streams (less memory, as fast); several stream only when the
+  // trace is too large to load (each replay reads the file again).
+  const bool one_cell = policies.size() == 1 && SplitCommas(a.size).size() == 1;
+  if (!a.no_stream && !a.breakdown_given && CanSimulateStreamed(a.trace, a.format, policies) &&
+      (one_cell || !OracleGeneralLoadFits(a.trace))) {
     SimulationOptions o;
+    o.threads = a.threads;
     o.seed = a.seed;
     o.throughput = a.throughput;
     o.model_path = a.model;
-    Result<StreamedSimulation> s = SimulateStreamed(a.trace, policies[0], a.size, o);
+    Result<StreamedSimulation> s = SimulateStreamed(a.trace, policies, a.size, o);
     if (!s.ok()) return ReportError(s.status());
-    RunTimes times{s->load_s, s->simulate_s, static_cast<double>(s->requests)};
-    return PrintSimulation(a, s->trace, s->requests, {s->result}, times, true);
+    RunTimes times{s->load_s, s->simulate_s,
+                   static_cast<double>(s->requests) * static_cast<double>(s->results.size())};
+    return PrintSimulation(a, s->trace, s->requests, s->results, times, true);
   }
   const auto load_start = std::chrono::steady_clock::now();
   Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
@@ -359,8 +364,8 @@ void SetupCache(CLI::App& sub, int* exit_code) {
   sim->add_option("--format", sa->format, "Trace format: auto, frugal, csv, oracle")->capture_default_str();
   sim->add_flag("--json", sa->json, "Machine-readable output");
   sim->add_flag("--no-stream", sa->no_stream,
-                "Load the whole trace even for one online policy x one size on an oracleGeneral file "
-                "(which is otherwise simulated streamed, in less memory)");
+                "Load the whole trace of an oracleGeneral file (otherwise one online policy x one size, "
+                "or online policies on a trace too large to load, are simulated streamed, in less memory)");
   sim->add_option("--svg", sa->svg, "Write the miss-ratio curves to this SVG file");
   sim->add_option("--breakdown", sa->breakdown,
                   "Count each policy's reads and misses per key: stage, pattern (path pattern), day, "

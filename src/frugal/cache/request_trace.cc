@@ -432,14 +432,16 @@ Status CheckFitsInMemory(const OracleGeneralFile& f, int64_t bytes_per_request, 
                          (f.records_exact() ? "" : " (decompression stopped there)") + advice);
 }
 
+// Memory a loaded oracleGeneral request needs: its Request and the
+// per-object tables' share.
+constexpr int64_t kLoadBytes = static_cast<int64_t>(sizeof(Request)) + 4;
+
 // oracleGeneral straight into a RequestTrace, no TraceEvent per record.
 // Same result and errors as the streaming reader + Loader.
 Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
-  constexpr int64_t kLoadBytes = static_cast<int64_t>(sizeof(Request)) + 4;
   FRUGAL_ASSIGN_OR_RETURN(auto f, OracleGeneralFile::Open(path, MaxRecordsInMemory(kLoadBytes)));
   FRUGAL_RETURN_IF_ERROR(CheckFitsInMemory(
-      *f, kLoadBytes, "load",
-      "; one online policy at one size is simulated streamed, in about 8 bytes a request"));
+      *f, kLoadBytes, "load", "; online policies (not belady) are simulated streamed, in about 8 bytes a request"));
   RequestTrace t;
   t.requests.reserve(static_cast<size_t>(f->records()));
   AdviseHugePages(t.requests.data(), t.requests.capacity() * sizeof(Request));
@@ -494,6 +496,15 @@ StreamedTrace::StreamedTrace() = default;
 StreamedTrace::StreamedTrace(StreamedTrace&&) noexcept = default;
 StreamedTrace& StreamedTrace::operator=(StreamedTrace&&) noexcept = default;
 StreamedTrace::~StreamedTrace() = default;
+
+bool OracleGeneralLoadFits(const std::string& path) {
+  // Twice the load's own estimate: a trace with many objects needs more
+  // than 44 bytes a request for its index, and each simulated cell adds
+  // its policy's state.
+  constexpr int64_t kMargin = 2 * kLoadBytes;
+  auto f = OracleGeneralFile::Open(path, MaxRecordsInMemory(kMargin));
+  return !f.ok() || CheckFitsInMemory(**f, kMargin, "load", "").ok();
+}
 
 Result<StreamedTrace> StreamedTrace::Open(const std::string& path) {
   StreamedTrace s;

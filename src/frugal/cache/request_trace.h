@@ -132,6 +132,12 @@ Result<RequestTrace> LoadRequestTrace(const std::vector<TraceEvent>& events,
 
 class OracleGeneralFile;
 
+// Whether LoadRequestTrace has ample memory for the oracleGeneral file at
+// `path`: its estimate (about 44 bytes a request) at most half of what the
+// process may use (a compressed file is counted up to that limit); true
+// when the file cannot be opened (loading then says why).
+bool OracleGeneralLoadFits(const std::string& path);
+
 // An oracleGeneral file indexed in one pass (the same checks and errors as
 // LoadRequestTrace) without keeping its requests: trace() has the counts,
 // footprint, groups and objects of the loaded trace but no requests; each

@@ -187,33 +187,67 @@ Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::strin
 }
 
 bool CanSimulateStreamed(const std::string& path, const std::string& format,
-                         const std::vector<std::string>& policies, size_t sizes) {
-  if (policies.size() != 1 || sizes != 1) return false;
-  if (policies[0] == "all" || FindRow(Policies(), policies[0]) == nullptr ||
-      IsOfflinePolicy(policies[0])) {
-    return false;
+                         const std::vector<std::string>& policies) {
+  if (policies.empty()) return false;
+  for (const std::string& p : policies) {
+    if (p == "all" || FindRow(Policies(), p) == nullptr || IsOfflinePolicy(p)) return false;
   }
   return IsOracleGeneral(path, format);
 }
 
-Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::string& policy,
-                                            const std::string& size,
+Result<StreamedSimulation> SimulateStreamed(const std::string& path,
+                                            const std::vector<std::string>& policies,
+                                            const std::string& sizes,
                                             const SimulationOptions& options) {
   if (options.breakdown != nullptr) return InvalidArgument("a streamed simulation takes no breakdown");
-  if (FindRow(Policies(), policy) == nullptr || IsOfflinePolicy(policy)) {
-    return InvalidArgument("policy '" + policy + "' cannot be simulated streamed (expected an online policy of " +
-                           RowNames(Policies()) + ")");
+  if (policies.empty()) return InvalidArgument("no policy given");
+  for (const std::string& policy : policies) {
+    if (FindRow(Policies(), policy) == nullptr || IsOfflinePolicy(policy)) {
+      return InvalidArgument("policy '" + policy + "' cannot be simulated streamed (expected an online policy of " +
+                             RowNames(Policies()) + ")");
+    }
   }
   StreamedSimulation out;
   const auto load_start = std::chrono::steady_clock::now();
   FRUGAL_ASSIGN_OR_RETURN(StreamedTrace st, StreamedTrace::Open(path));
   out.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(size, st.trace().footprint_bytes));
-  if (bytes.size() != 1) return InvalidArgument("a streamed simulation takes one cache size, got '" + size + "'");
+  FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(sizes, st.trace().footprint_bytes));
   const auto sim_start = std::chrono::steady_clock::now();
-  FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(st.trace(), policy, bytes[0], options));
-  FRUGAL_RETURN_IF_ERROR(st.Replay([&rp](std::span<const Request> block, int64_t first) { rp.Run(block, first); }));
-  out.result = std::move(rp).Finish(options);
+  struct Cell {
+    const std::string* policy;
+    int64_t bytes;
+  };
+  std::vector<Cell> todo;
+  for (const std::string& policy : policies) {
+    for (int64_t b : bytes) todo.push_back({&policy, b});
+  }
+  int threads = options.threads > 0 ? options.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min<int>(threads, static_cast<int>(todo.size()));
+  // One replay of the file per group of `threads` cells, each block handed
+  // to the group's cells side by side: only a group's policy state is held
+  // at a time (as Simulate holds one cell per thread), and the file is
+  // read ceil(cells / threads) times.
+  // A cell's counters change at every request: one cell a cache line.
+  struct alignas(128) Slot {
+    Replayer rp;
+  };
+  for (size_t g = 0; g < todo.size(); g += static_cast<size_t>(threads)) {
+    std::vector<Slot> group;
+    for (size_t j = g; j < std::min(todo.size(), g + static_cast<size_t>(threads)); ++j) {
+      FRUGAL_ASSIGN_OR_RETURN(Replayer rp, MakeReplayer(st.trace(), *todo[j].policy, todo[j].bytes, options));
+      group.push_back(Slot{std::move(rp)});
+    }
+    FRUGAL_RETURN_IF_ERROR(st.Replay([&group](std::span<const Request> block, int64_t first) {
+      std::vector<std::thread> pool;
+      for (size_t j = 1; j < group.size(); ++j) {
+        pool.emplace_back([&group, j, block, first] { group[j].rp.Run(block, first); });
+      }
+      group[0].rp.Run(block, first);
+      for (std::thread& t : pool) t.join();
+    }));
+    for (Slot& c : group) out.results.push_back(std::move(c.rp).Finish(options));
+  }
   out.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sim_start).count();
   out.requests = st.requests();
   out.trace = st.trace();

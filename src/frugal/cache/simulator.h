@@ -68,29 +68,34 @@ Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::strin
 Result<std::vector<SimulationResult>> Simulate(const RequestTrace& trace,
                                                const SimulationOptions& options);
 
-// One policy, one size, on an oracleGeneral file without loading it: an
+// Online policies x sizes on an oracleGeneral file without loading it: an
 // indexing pass (StreamedTrace::Open: counts, footprint, object ids), then
-// the replay from the file. Same SimulationResult as LoadRequestTrace +
-// SimulateOne for an online policy, in a fraction of the memory (see
-// request_trace.h). `size` is one ParseCacheSizes item (of the footprint).
+// replays from the file, one per group of options.threads (policy, size)
+// cells, each block of requests handed to the group's cells side by side
+// (one thread a cell; only a group's policy state is held at once). Same
+// SimulationResults, in the same order (policy-major), as LoadRequestTrace
+// + Simulate, in a fraction of the memory (see request_trace.h): each cell
+// adds only its policy's state. `sizes` is a ParseCacheSizes list (of the
+// footprint).
 struct StreamedSimulation {
   RequestTrace trace;  // counts, footprint, objects; no requests
   int64_t requests = 0;
-  SimulationResult result;
+  std::vector<SimulationResult> results;
   double load_s = 0;      // the indexing pass
   double simulate_s = 0;  // the replay (reading the file again included)
 };
 
-// True when SimulateStreamed applies: one online policy (not "all", not an
-// offline one such as belady), one size, an oracleGeneral trace (`format`
-// "oracle", or "auto" and a .bin / .oraclegeneral name).
+// True when SimulateStreamed applies: online policies only (named: not
+// "all", no offline one such as belady), an oracleGeneral trace (`format`
+// "oracle", or "auto" and an oracleGeneral name).
 bool CanSimulateStreamed(const std::string& path, const std::string& format,
-                         const std::vector<std::string>& policies, size_t sizes);
+                         const std::vector<std::string>& policies);
 
 // InvalidArgument for an unknown or offline policy, a bad size, or the
 // trace's own errors (as LoadRequestTrace).
-Result<StreamedSimulation> SimulateStreamed(const std::string& path, const std::string& policy,
-                                            const std::string& size,
+Result<StreamedSimulation> SimulateStreamed(const std::string& path,
+                                            const std::vector<std::string>& policies,
+                                            const std::string& sizes,
                                             const SimulationOptions& options);
 
 nlohmann::json ResultToJson(const SimulationResult& r);

@@ -65,40 +65,62 @@ TEST(Simulator, ResultsDoNotDependOnThreads) {
   EXPECT_EQ((*a)[1].cache_bytes, t->footprint_bytes / 10);
 }
 
-// Streamed = loaded + SimulateOne for every online policy; offline ones
-// and lists are not streamed.
+// Streamed = loaded + SimulateOne for every online policy, alone or in a
+// list of policies and sizes replayed together; offline ones are not
+// streamed.
 TEST(Simulator, StreamedMatchesLoadedForOnlinePolicies) {
   const std::string path = "testdata/cache/cloudphysics_head.oracleGeneral.bin";
   auto t = LoadRequestTrace(path);
   ASSERT_TRUE(t.ok());
   SimulationOptions o;
+  std::vector<std::string> online;
   for (const auto& row : Policies()) {
     const std::string name = row.name;
     if (IsOfflinePolicy(name)) {
-      EXPECT_FALSE(CanSimulateStreamed(path, "auto", {name}, 1));
-      EXPECT_FALSE(SimulateStreamed(path, name, "10%", o).ok());
+      EXPECT_FALSE(CanSimulateStreamed(path, "auto", {name}));
+      EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"lru", name}));
+      EXPECT_FALSE(SimulateStreamed(path, {name}, "10%", o).ok());
       continue;
     }
-    EXPECT_TRUE(CanSimulateStreamed(path, "auto", {name}, 1)) << name;
+    online.push_back(name);
+    EXPECT_TRUE(CanSimulateStreamed(path, "auto", {name})) << name;
     for (const char* size : {"1%", "10%"}) {
-      auto s = SimulateStreamed(path, name, size, o);
+      auto s = SimulateStreamed(path, {name}, size, o);
       ASSERT_TRUE(s.ok()) << name << ": " << s.status().ToString();
+      ASSERT_EQ(s->results.size(), 1u);
       auto bytes = ParseCacheSizes(size, t->footprint_bytes);
       ASSERT_TRUE(bytes.ok());
       auto l = SimulateOne(*t, name, bytes->front(), o);
       ASSERT_TRUE(l.ok());
-      EXPECT_EQ(ResultToJson(s->result).dump(), ResultToJson(*l).dump()) << name << " " << size;
+      EXPECT_EQ(ResultToJson(s->results[0]).dump(), ResultToJson(*l).dump()) << name << " " << size;
       EXPECT_EQ(s->requests, static_cast<int64_t>(t->requests.size()));
       EXPECT_EQ(s->trace.footprint_bytes, t->footprint_bytes);
     }
   }
-  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"lru", "fifo"}, 1));
-  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"lru"}, 2));
-  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"all"}, 1));
-  EXPECT_FALSE(CanSimulateStreamed("testdata/cache/tiny.csv", "auto", {"lru"}, 1));
-  EXPECT_TRUE(CanSimulateStreamed("x.dat", "oracle", {"lru"}, 1));
-  EXPECT_FALSE(SimulateStreamed(path, "lru", "0%", o).ok());
-  EXPECT_EQ(SimulateStreamed("testdata/cache/nope.bin", "lru", "1%", o).status().code(),
+  // Every online policy x three sizes in one replay, on 1 and 3 threads:
+  // the loaded Simulate's results, in its order.
+  o.policies = online;
+  auto sizes = ParseCacheSizes("1%,5%,10%", t->footprint_bytes);
+  ASSERT_TRUE(sizes.ok());
+  o.cache_bytes = *sizes;
+  auto loaded = Simulate(*t, o);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(CanSimulateStreamed(path, "auto", online));
+  for (int threads : {1, 3}) {
+    o.threads = threads;
+    auto s = SimulateStreamed(path, online, "1%,5%,10%", o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_EQ(s->results.size(), loaded->size());
+    for (size_t i = 0; i < loaded->size(); ++i) {
+      EXPECT_EQ(ResultToJson(s->results[i]).dump(), ResultToJson((*loaded)[i]).dump()) << i;
+    }
+  }
+  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {"all"}));
+  EXPECT_FALSE(CanSimulateStreamed(path, "auto", {}));
+  EXPECT_FALSE(CanSimulateStreamed("testdata/cache/tiny.csv", "auto", {"lru"}));
+  EXPECT_TRUE(CanSimulateStreamed("x.dat", "oracle", {"lru"}));
+  EXPECT_FALSE(SimulateStreamed(path, {"lru"}, "0%", o).ok());
+  EXPECT_EQ(SimulateStreamed("testdata/cache/nope.bin", {"lru"}, "1%", o).status().code(),
             StatusCode::kNotFound);
 }
 
