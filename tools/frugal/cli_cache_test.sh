@@ -14,6 +14,12 @@ expect_error 1 "bad cache size 'nan%': not a finite number" cache simulate testd
 expect_error 2 "--no-stream applies to oracleGeneral traces" cache simulate testdata/cache/tiny.csv --no-stream
 printf 'time_us,op,path,offset,length,size,pipeline,stage,worker,new_path\n' >"$TMP/header_only.csv"
 expect_error 1 "header_only.csv: the trace touches no bytes" cache simulate "$TMP/header_only.csv"
+# The same on a streamed oracleGeneral trace of zero-byte objects, at a
+# percentage or an absolute size, one cell or several.
+head -c 2400 /dev/zero >"$TMP/zeros.oracleGeneral.bin"
+expect_error 1 "zeros.oracleGeneral.bin: the trace touches no bytes" cache simulate "$TMP/zeros.oracleGeneral.bin" --policy lru --size 100
+expect_error 1 "zeros.oracleGeneral.bin: the trace touches no bytes" cache simulate "$TMP/zeros.oracleGeneral.bin" --policy lru,fifo --size 1%
+expect_error 1 "zeros.oracleGeneral.bin: the trace touches no bytes" cache simulate "$TMP/zeros.oracleGeneral.bin" --policy lru --size 100 --no-stream
 expect_error 1 "cache size must be > 0" cache simulate testdata/cache/tiny.csv --size 0%
 expect_error 1 "bad cache size 'lots'" cache simulate testdata/cache/tiny.csv --size lots
 expect_error 1 "unknown policy 'mru'" cache simulate testdata/cache/tiny.csv --policy mru

@@ -186,9 +186,7 @@ int RunSimulate(const SimulateArgs& a) {
   Result<RequestTrace> t = LoadRequestTrace(a.trace, a.format);
   if (!t.ok()) return ReportError(t.status());
   const double load_s = SecondsSince(load_start);
-  if (t->footprint_bytes == 0) {
-    return ReportError(InvalidArgument(a.trace + ": the trace touches no bytes (no reads or writes of any size)"));
-  }
+  if (Status st = CheckTouchesBytes(*t, a.trace); !st.ok()) return ReportError(st);
   Result<std::vector<int64_t>> sizes = ParseCacheSizes(a.size, t->footprint_bytes);
   if (!sizes.ok()) return ReportError(sizes.status());
   Result<Breakdown> breakdown = Breakdown{};

@@ -186,6 +186,11 @@ Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::strin
   return std::move(rp).Finish(options);
 }
 
+Status CheckTouchesBytes(const RequestTrace& trace, const std::string& path) {
+  if (trace.footprint_bytes > 0) return Status::Ok();
+  return InvalidArgument(path + ": the trace touches no bytes (no reads or writes of any size)");
+}
+
 bool CanSimulateStreamed(const std::string& path, const std::string& format,
                          const std::vector<std::string>& policies) {
   if (policies.empty()) return false;
@@ -211,6 +216,7 @@ Result<StreamedSimulation> SimulateStreamed(const std::string& path,
   const auto load_start = std::chrono::steady_clock::now();
   FRUGAL_ASSIGN_OR_RETURN(StreamedTrace st, StreamedTrace::Open(path));
   out.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  FRUGAL_RETURN_IF_ERROR(CheckTouchesBytes(st.trace(), path));
   FRUGAL_ASSIGN_OR_RETURN(std::vector<int64_t> bytes, ParseCacheSizes(sizes, st.trace().footprint_bytes));
   const auto sim_start = std::chrono::steady_clock::now();
   struct Cell {

@@ -60,6 +60,10 @@ struct SimulationResult {
 // malformed item, or a size that is 0 or negative.
 Result<std::vector<int64_t>> ParseCacheSizes(const std::string& text, int64_t footprint_bytes);
 
+// InvalidArgument naming `path` when the trace reads and writes no byte
+// (nothing to cache: every size would be 0 % of nothing).
+Status CheckTouchesBytes(const RequestTrace& trace, const std::string& path);
+
 // One policy, one size.
 Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::string& policy,
                                      int64_t cache_bytes, const SimulationOptions& options);
