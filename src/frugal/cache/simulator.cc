@@ -186,6 +186,17 @@ Result<SimulationResult> SimulateOne(const RequestTrace& trace, const std::strin
   return std::move(rp).Finish(options);
 }
 
+namespace {
+
+// options.threads (0: one per core), at most one per job, at least 1.
+int SimulationThreads(const SimulationOptions& options, size_t jobs) {
+  const int want = options.threads > 0 ? options.threads
+                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, std::min<int>(want, static_cast<int>(jobs)));
+}
+
+}  // namespace
+
 Status CheckTouchesBytes(const RequestTrace& trace, const std::string& path) {
   if (trace.footprint_bytes > 0) return Status::Ok();
   return InvalidArgument(path + ": the trace touches no bytes (no reads or writes of any size)");
@@ -227,14 +238,12 @@ Result<StreamedSimulation> SimulateStreamed(const std::string& path,
   for (const std::string& policy : policies) {
     for (int64_t b : bytes) todo.push_back({&policy, b});
   }
-  int threads = options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min<int>(threads, static_cast<int>(todo.size()));
+  const int threads = SimulationThreads(options, todo.size());
   // One replay of the file per group of `threads` cells, each block handed
   // to the group's cells side by side: only a group's policy state is held
   // at a time (as Simulate holds one cell per thread), and the file is
-  // read ceil(cells / threads) times.
-  // A cell's counters change at every request: one cell a cache line.
+  // read ceil(cells / threads) times. A cell's counters change at every
+  // request, so each cell gets cache lines of its own.
   struct alignas(128) Slot {
     Replayer rp;
   };
@@ -288,9 +297,7 @@ Result<std::vector<SimulationResult>> Simulate(const RequestTrace& trace,
     for (int64_t b : options.cache_bytes) jobs.push_back({n, b});
   }
   std::vector<Result<SimulationResult>> out(jobs.size(), Result<SimulationResult>(Internal("not run")));
-  int threads = options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min<int>(threads, static_cast<int>(jobs.size()));
+  const int threads = SimulationThreads(options, jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t j; (j = next.fetch_add(1)) < jobs.size();) {

@@ -354,6 +354,14 @@ TEST(OracleGeneralFastLoad, TruncatedFileIsAnErrorNamingTheFile) {
   std::filesystem::remove(path);
 }
 
+// Writes `data` to path (replacing it).
+void WriteBytes(const std::string& path, const std::string& data) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(data.data(), 1, data.size(), f);
+  std::fclose(f);
+}
+
 // Writes `raw` zstd-compressed to path as two concatenated frames split at
 // a byte that is not a record boundary (libCacheSim's own .zst traces are
 // one frame; zstd -d reads both the same).
@@ -367,10 +375,7 @@ void WriteZstd(const std::string& path, const std::string& raw, size_t cut_bytes
     out.append(buf.data(), n);
   }
   out.resize(out.size() - cut_bytes);
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  std::fwrite(out.data(), 1, out.size(), f);
-  std::fclose(f);
+  WriteBytes(path, out);
 }
 
 std::string ReadBytes(const std::string& path) {
@@ -383,6 +388,7 @@ std::string ReadBytes(const std::string& path) {
   std::fclose(f);
   return s;
 }
+
 
 TEST(OracleGeneralZstd, ReadsTheSameTraceAsTheUncompressedFile) {
   // The whole cloudphysics trace spans two 65,536-record blocks and the
@@ -417,10 +423,7 @@ TEST(OracleGeneralZstd, BadStreamsAreOneErrorNamingTheFile) {
   const std::string bad = TempPath("bad.oracleGeneral.zst");
   std::string garbage = ReadBytes(odd);
   for (size_t i = 8; i < garbage.size(); ++i) garbage[i] = static_cast<char>(garbage[i] ^ 0x5a);
-  std::FILE* f = std::fopen(bad.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  std::fwrite(garbage.data(), 1, garbage.size(), f);
-  std::fclose(f);
+  WriteBytes(bad, garbage);
   const std::pair<std::string, std::string> cases[] = {
       {cut, "cut.oracleGeneral.zst: truncated zstd stream"},
       {odd, "odd.oracleGeneral.zst: truncated oracleGeneral trace: 1000 bytes after zstd decompression"},
@@ -497,10 +500,7 @@ TEST(OracleGeneralZstd, AHeaderThatMisstatesTheSizeIsACorruptStream) {
   v = static_cast<uint16_t>(v + kOracleRecordBytes);  // one record more than the data
   std::memcpy(buf.data() + at, &v, 2);
   const std::string path = TempPath("liar.oracleGeneral.zst");
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  std::fwrite(buf.data(), 1, buf.size(), f);
-  std::fclose(f);
+  WriteBytes(path, buf);
   for (const Status& s : {LoadRequestTrace(path).status(), StreamedTrace::Open(path).status()}) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("liar.oracleGeneral.zst: corrupt zstd stream"), std::string::npos)
