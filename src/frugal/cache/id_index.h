@@ -1,7 +1,9 @@
 // IdIndex: object id (uint64) -> dense index (uint32), open addressing with
 // linear probing over one flat array of 16-byte slots (id, index, and a
-// 32-bit payload the caller may keep per id, e.g. the largest size), grown
-// x2 at 3/4 load. No allocation per object; the array is mapped with
+// 32-bit payload the caller may keep per id, e.g. the largest size). Sized
+// either with room to grow (a power of two, grown x2 at 3/4 load) or from
+// an estimate of the distinct ids (ForDistinct: filled to about 4/5, grown
+// x2 only past 7/8, when the estimate was low). No allocation per object; the array is mapped with
 // transparent huge pages where the kernel allows (madvise mode), so a
 // random lookup costs one cache miss and seldom a TLB miss. Bulk loaders
 // hash a block of ids first and Prefetch each slot a few records ahead, so
@@ -11,6 +13,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -36,7 +40,16 @@ class IdIndex {
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
   // Sized so that `expected` ids fit without growing.
-  explicit IdIndex(size_t expected = 1024) { Allocate(SlotsFor(expected)); }
+  explicit IdIndex(size_t expected = 1024) : max_load_eighths_(6) { Allocate(SlotsFor(expected)); }
+  // Sized for `distinct` ids (an estimate, such as DistinctSketch's) at
+  // about 4/5 load.
+  static IdIndex ForDistinct(double distinct) {
+    const double slots = std::max(16.0, std::ceil(distinct / 0.8));
+    return IdIndex(static_cast<size_t>(std::min(slots, 0x1p40)), 7);
+  }
+  IdIndex(IdIndex&& o) noexcept
+      : slots_(std::exchange(o.slots_, nullptr)), n_(o.n_), size_(o.size_),
+        max_load_eighths_(o.max_load_eighths_) {}
   ~IdIndex() { Free(); }
   IdIndex(const IdIndex&) = delete;
   IdIndex& operator=(const IdIndex&) = delete;
@@ -50,15 +63,15 @@ class IdIndex {
   }
 
   // A hint that `hash`'s slot is wanted soon.
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[Home(hash)]); }
 
   // The index of `id`; when absent, inserts it with `next` (payload 0) and
   // sets *inserted. *payload (when non-null) points at id's payload, valid
   // until the next call. REQUIRES: next != kEmpty; hash == Hash(id).
   uint32_t FindOrInsert(uint64_t id, uint64_t hash, uint32_t next, bool* inserted,
                         uint32_t** payload = nullptr) {
-    if ((size_ + 1) * 4 > (mask_ + 1) * 3) Grow();
-    size_t i = hash & mask_;
+    if ((size_ + 1) * 8 > n_ * max_load_eighths_) Grow();
+    size_t i = Home(hash);
     while (true) {
       Slot& s = slots_[i];
       if (s.val == 0) break;
@@ -67,7 +80,7 @@ class IdIndex {
         if (payload != nullptr) *payload = &s.payload;
         return s.val - 1;
       }
-      i = (i + 1) & mask_;
+      if (++i == n_) i = 0;
     }
     *inserted = true;
     Slot& s = slots_[i];
@@ -85,13 +98,14 @@ class IdIndex {
   // Calls fn(index, payload) for every id, in no particular order.
   template <class Fn>
   void ForEach(Fn fn) const {
-    for (size_t i = 0; i <= mask_; ++i) {
+    for (size_t i = 0; i < n_; ++i) {
       if (slots_[i].val != 0) fn(slots_[i].val - 1, slots_[i].payload);
     }
   }
 
   size_t size() const { return size_; }
-  size_t memory_bytes() const { return (mask_ + 1) * sizeof(Slot); }
+  size_t slots() const { return n_; }
+  size_t memory_bytes() const { return n_ * sizeof(Slot); }
 
  private:
   struct Slot {
@@ -100,6 +114,13 @@ class IdIndex {
     uint32_t payload;
   };
 
+  IdIndex(size_t slots, int max_load_eighths) : max_load_eighths_(max_load_eighths) { Allocate(slots); }
+
+  // The home slot of `hash`: its top bits scaled to the table (Lemire's
+  // multiply-shift), so that any slot count works.
+  size_t Home(uint64_t hash) const {
+    return static_cast<size_t>((static_cast<unsigned __int128>(hash) * n_) >> 64);
+  }
   static size_t SlotsFor(size_t n) {
     size_t s = 16;
     while (s * 3 < n * 4) s *= 2;
@@ -111,28 +132,31 @@ class IdIndex {
     if (p == MAP_FAILED) throw std::bad_alloc();
     AdviseHugePages(p, bytes);
     slots_ = static_cast<Slot*>(p);
-    mask_ = slots - 1;
+    n_ = slots;
   }
   void Free() {
-    if (slots_ != nullptr) ::munmap(slots_, (mask_ + 1) * sizeof(Slot));
+    if (slots_ != nullptr) ::munmap(slots_, n_ * sizeof(Slot));
     slots_ = nullptr;
   }
   void Grow() {
     Slot* old = slots_;
-    const size_t old_slots = mask_ + 1;
+    const size_t old_slots = n_;
     Allocate(old_slots * 2);
     for (size_t j = 0; j < old_slots; ++j) {
       if (old[j].val == 0) continue;
-      size_t i = Hash(old[j].key) & mask_;
-      while (slots_[i].val != 0) i = (i + 1) & mask_;
+      size_t i = Home(Hash(old[j].key));
+      while (slots_[i].val != 0) {
+        if (++i == n_) i = 0;
+      }
       slots_[i] = old[j];
     }
     ::munmap(old, old_slots * sizeof(Slot));
   }
 
   Slot* slots_ = nullptr;
-  size_t mask_ = 0;
+  size_t n_ = 0;  // slots
   size_t size_ = 0;
+  int max_load_eighths_;  // grown x2 past this load, in eighths
 };
 
 }  // namespace frugal::cache

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,7 +52,7 @@ class CachePolicy {
  public:
   explicit CachePolicy(const PolicyOptions& o)
       : capacity_(o.capacity_bytes), trace_(*o.trace),
-        observer_(o.observer), resident_(o.slots(), kAbsent) {}
+        observer_(o.observer), resident_(o.slots(), kNotResident) {}
   virtual ~CachePolicy() = default;
   CachePolicy(const CachePolicy&) = delete;
   CachePolicy& operator=(const CachePolicy&) = delete;
@@ -86,28 +87,32 @@ class CachePolicy {
   int64_t used_bytes() const { return used_; }
   // Bytes written into the cache tier by admissions.
   int64_t admitted_bytes() const { return admitted_; }
-  bool Resident(uint32_t obj) const { return resident_[obj] != kAbsent; }
-  int64_t ResidentSize(uint32_t obj) const { return resident_[obj]; }
+  bool Resident(uint32_t obj) const { return resident_[obj] != kNotResident; }
+  // The resident object's size; -1 when obj is not resident.
+  int64_t ResidentSize(uint32_t obj) const {
+    const uint32_t v = resident_[obj];
+    if (v < kLargeSize) [[likely]] return v;
+    return v == kNotResident ? -1 : large_.at(obj);
+  }
 
  protected:
-  static constexpr int64_t kAbsent = -1;
-
   bool Fits(int64_t size) const { return size <= capacity_; }
   void AddResident(uint32_t obj, int64_t size) {
-    resident_[obj] = size;
+    StoreSize(obj, size);
     used_ += size;
     admitted_ += size;
     if (observer_ != nullptr) observer_->Admitted(obj, size);
   }
   void DropResident(uint32_t obj) {
-    used_ -= resident_[obj];
-    resident_[obj] = kAbsent;
+    used_ -= ResidentSize(obj);
+    if (resident_[obj] == kLargeSize) large_.erase(obj);
+    resident_[obj] = kNotResident;
     if (observer_ != nullptr) observer_->Dropped(obj);
   }
   // Updates a resident object's size (a write grew it).
   void ResizeResident(uint32_t obj, int64_t size) {
-    used_ += size - resident_[obj];
-    resident_[obj] = size;
+    used_ += size - ResidentSize(obj);
+    StoreSize(obj, size);
   }
 
   const int64_t capacity_;
@@ -117,7 +122,21 @@ class CachePolicy {
 
  private:
   ResidencyObserver* observer_;
-  std::vector<int64_t> resident_;
+  // Each object's resident size in 4 bytes: most are under 4 GiB; a larger
+  // one is kLargeSize here and its size is in large_.
+  static constexpr uint32_t kNotResident = UINT32_MAX;
+  static constexpr uint32_t kLargeSize = UINT32_MAX - 1;
+  void StoreSize(uint32_t obj, int64_t size) {
+    if (size < kLargeSize) {
+      if (resident_[obj] == kLargeSize) large_.erase(obj);
+      resident_[obj] = static_cast<uint32_t>(size);
+    } else {
+      resident_[obj] = kLargeSize;
+      large_[obj] = size;
+    }
+  }
+  std::vector<uint32_t> resident_;
+  std::unordered_map<uint32_t, int64_t> large_;
 };
 
 }  // namespace frugal::cache

@@ -336,13 +336,11 @@ void FinishTrace(RequestTrace* t, const std::vector<Size>& sizes) {
 // with their largest size. Calls sink(record index, time_us, size, obj)
 // per record. Fills t's counts and footprint; not next_read.
 template <class Sink>
-Status IndexOracleGeneral(const OracleGeneralFile& f, RequestTrace* t, Sink sink) {
+Status IndexOracleGeneral(const OracleGeneralFile& f, double distinct, RequestTrace* t, Sink sink) {
   const int64_t records = f.records();
   t->source = f.path();
   if (records > 0) t->groups.push_back(StageGroup{});
-  // Real traces average a few requests per object; a table for records / 3
-  // ids seldom grows and stays under 40% of a Request array's memory.
-  IdIndex ids(static_cast<size_t>(std::min<int64_t>(records / 3 + 16, int64_t{1} << 30)));
+  IdIndex ids = IdIndex::ForDistinct(distinct);
   constexpr int64_t kBlock = OracleGeneralFile::kBlockRecords;
   constexpr int64_t kAhead = 12;
   std::vector<uint64_t> hashes(kBlock);
@@ -447,7 +445,8 @@ Result<RequestTrace> LoadOracleGeneral(const std::string& path) {
   AdviseHugePages(t.requests.data(), t.requests.capacity() * sizeof(Request));
   t.requests.resize(static_cast<size_t>(f->records()));
   Request* reqs = t.requests.data();
-  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(*f, &t, [reqs](int64_t i, int64_t time_us, int64_t size, uint32_t obj) {
+  FRUGAL_ASSIGN_OR_RETURN(const double distinct, f->DistinctIds());
+  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(*f, distinct, &t, [reqs](int64_t i, int64_t time_us, int64_t size, uint32_t obj) {
     Request& r = reqs[i];
     r.time_us = time_us;
     r.obj = obj;
@@ -510,10 +509,17 @@ Result<StreamedTrace> StreamedTrace::Open(const std::string& path) {
   StreamedTrace s;
   FRUGAL_ASSIGN_OR_RETURN(s.file_, OracleGeneralFile::Open(path, MaxRecordsInMemory(8)));
   FRUGAL_RETURN_IF_ERROR(CheckFitsInMemory(*s.file_, 8, "index", ""));
-  s.objs_.resize(static_cast<size_t>(s.file_->records()));
-  uint32_t* objs = s.objs_.data();
-  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(
-      *s.file_, &s.trace_, [objs](int64_t i, int64_t, int64_t, uint32_t obj) { objs[i] = obj; }));
+  FRUGAL_ASSIGN_OR_RETURN(const double distinct, s.file_->DistinctIds());
+  // 3 bytes an id when every id will be under 2^24: at most one per
+  // record, or (with room for the estimate's error) fewer objects.
+  constexpr double kNarrow = 1 << 24;
+  const auto records = s.file_->records();
+  s.objs_ = PackedIds(static_cast<size_t>(records), records < kNarrow || distinct * 1.1 < kNarrow);
+  PackedIds* objs = &s.objs_;
+  FRUGAL_RETURN_IF_ERROR(IndexOracleGeneral(*s.file_, distinct, &s.trace_,
+                                            [objs](int64_t i, int64_t, int64_t, uint32_t obj) {
+                                              objs->Set(static_cast<size_t>(i), obj);
+                                            }));
   return s;
 }
 
@@ -531,7 +537,7 @@ Status StreamedTrace::Replay(const std::function<void(std::span<const Request>, 
       r.time_us = static_cast<int64_t>(rec.time_s) * 1000000;
       r.bytes = rec.size;
       r.obj_size = rec.size;
-      r.obj = objs_[done + k];
+      r.obj = objs_.Get(static_cast<size_t>(done + k));
     }
     fn(std::span<const Request>(block.data(), static_cast<size_t>(want)), done);
     done += want;

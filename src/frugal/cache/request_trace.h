@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "frugal/base/status.h"
+#include "frugal/cache/packed_ids.h"
 #include "frugal/cache/trace_reader.h"
 
 namespace frugal::cache {
@@ -156,6 +157,8 @@ class StreamedTrace {
 
   const RequestTrace& trace() const { return trace_; }
   int64_t requests() const { return static_cast<int64_t>(objs_.size()); }
+  // Bytes each record's object id takes (3 while the objects fit in 24 bits).
+  size_t id_bytes() const { return objs_.width(); }
   // Calls fn(block, index of block[0]) over consecutive blocks of requests,
   // in trace order. InvalidArgument when the file shrank since Open (a file
   // rewritten in between is not detected).
@@ -165,7 +168,7 @@ class StreamedTrace {
   StreamedTrace();
   RequestTrace trace_;
   std::unique_ptr<OracleGeneralFile> file_;
-  std::vector<uint32_t> objs_;  // dense object id per record
+  PackedIds objs_;  // dense object id per record
 };
 
 }  // namespace frugal::cache

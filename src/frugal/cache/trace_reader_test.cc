@@ -446,6 +446,40 @@ TEST(OracleGeneralZstd, BadStreamsAreOneErrorNamingTheFile) {
   for (const std::string& p : {cut, odd, bad, csv}) std::filesystem::remove(p);
 }
 
+// The index is sized from an estimate of the distinct ids: the same from a
+// compressed file (sketched while counting, in pieces that split records)
+// and from the plain one (read once), and within a few percent.
+TEST(OracleGeneralFile, EstimatesDistinctIdsTheSameCompressedOrNot) {
+  const char* cp = FRUGAL_SHARED_DATA "/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin";
+  const std::string src = std::filesystem::exists(cp) ? cp : "testdata/cache/cloudphysics_head.oracleGeneral.bin";
+  const std::string path = TempPath("est.oracleGeneral.zst");
+  WriteZstd(path, ReadBytes(src));
+  auto plain = OracleGeneralFile::Open(src);
+  auto packed = OracleGeneralFile::Open(path);
+  ASSERT_TRUE(plain.ok() && packed.ok());
+  const Result<double> a = (*plain)->DistinctIds();
+  const Result<double> b = (*packed)->DistinctIds();
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status().ToString() << b.status().ToString();
+  EXPECT_EQ(*a, *b);
+  const Result<RequestTrace> t = LoadRequestTrace(src);
+  ASSERT_TRUE(t.ok());
+  const double objects = static_cast<double>(t->objects.size());
+  EXPECT_NEAR(*a, objects, 0.03 * objects);
+  // A plain file that shrank after Open is an error naming it.
+  const std::string cut = TempPath("shrinks.oracleGeneral.bin");
+  WriteBytes(cut, ReadBytes(src).substr(0, 24 * 100));
+  auto f = OracleGeneralFile::Open(cut);
+  ASSERT_TRUE(f.ok());
+  std::filesystem::resize_file(cut, 24 * 40);
+  const Result<double> c = (*f)->DistinctIds();
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("shrinks.oracleGeneral.bin: record 41: unexpected end of file"),
+            std::string::npos)
+      << c.status().ToString();
+  std::filesystem::remove(path);
+  std::filesystem::remove(cut);
+}
+
 TEST(OracleGeneralZstd, CountingStopsPastTheLimit) {
   std::string raw;
   for (int i = 0; i < 10; ++i) raw += ReadBytes("testdata/cache/cloudphysics_head.oracleGeneral.bin");

@@ -39,6 +39,51 @@ TEST(LruPolicy, EvictsLeastRecentlyUsed) {
   EXPECT_EQ(h, (std::vector<bool>{false, false, true, false, true, false}));
 }
 
+// Resident sizes are kept in 4 bytes with an overflow table: objects of
+// 4 GiB and more, and sizes that cross 4 GiB either way, keep their exact
+// size in every online policy.
+TEST(EveryOnlinePolicy, KeepsSizesOver4GiBExactly) {
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  const std::vector<std::pair<int, int64_t>> reads = {
+      {1, 5 * kGiB}, {2, 3 * kGiB}, {1, 5 * kGiB}, {1, 100}, {3, 4 * kGiB - 2},
+      {1, 6 * kGiB}, {2, 3 * kGiB}, {1, 6 * kGiB}, {4, 4 * kGiB - 1}, {1, 6 * kGiB}};
+  std::vector<TraceEvent> ev;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    TraceEvent e;
+    e.time_us = static_cast<int64_t>(i);
+    e.object_id = static_cast<uint64_t>(reads[i].first);
+    e.size = e.length = reads[i].second;
+    ev.push_back(e);
+  }
+  const RequestTrace t = std::move(LoadRequestTrace(ev)).value();
+  for (const auto& row : Policies()) {
+    if (IsOfflinePolicy(row.name)) continue;
+    PolicyOptions o;
+    o.capacity_bytes = 16 * kGiB;
+    o.trace = &t;
+    auto p = std::move(MakePolicy(row.name, o)).value();
+    for (size_t i = 0; i < t.requests.size(); ++i) {
+      const Request& r = t.requests[i];
+      p->Access(r, static_cast<int64_t>(i));
+      if (p->Resident(r.obj)) {
+        EXPECT_EQ(p->ResidentSize(r.obj), r.obj_size) << row.name << " request " << i;
+      }
+      int64_t sum = 0;
+      for (uint32_t obj = 0; obj < t.objects.size(); ++obj) {
+        if (p->Resident(obj)) {
+          sum += p->ResidentSize(obj);
+        } else {
+          EXPECT_EQ(p->ResidentSize(obj), -1) << row.name;
+        }
+      }
+      EXPECT_EQ(sum, p->used_bytes()) << row.name << " request " << i;
+      EXPECT_LE(p->used_bytes(), o.capacity_bytes) << row.name;
+    }
+  }
+  // LRU: object 1, read last, is still resident at its last read.
+  EXPECT_EQ(Hits("lru", t, 16 * kGiB).back(), true);
+}
+
 TEST(FifoPolicy, EvictsOldestInsertRegardlessOfHits) {
   auto h = Hits("fifo", Reads({1, 2, 1, 3, 1}), 200);
   EXPECT_EQ(h, (std::vector<bool>{false, false, true, false, false}));

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "frugal/base/file_io.h"
+#include "frugal/cache/distinct_sketch.h"
+#include "frugal/cache/id_index.h"
 #include "frugal/cache/readers/zstd_stream.h"
 #include "frugal/cache/trace_reader.h"
 
@@ -57,6 +59,34 @@ class OracleGeneralReader : public TraceReader {
   int64_t pos_ = 0;
 };
 
+// Feeds the object id of each whole record of a byte stream, handed over in
+// pieces of any length, to a DistinctSketch.
+class IdSketcher {
+ public:
+  void Feed(const unsigned char* p, size_t n) {
+    if (have_ > 0) {
+      const size_t take = std::min(n, sizeof(rec_) - have_);
+      std::memcpy(rec_ + have_, p, take);
+      have_ += take;
+      p += take;
+      n -= take;
+      if (have_ < sizeof(rec_)) return;
+      Add(rec_);
+      have_ = 0;
+    }
+    for (; n >= sizeof(rec_); p += sizeof(rec_), n -= sizeof(rec_)) Add(p);
+    std::memcpy(rec_, p, n);
+    have_ = n;
+  }
+  double Estimate() const { return sketch_.Estimate(); }
+
+ private:
+  void Add(const unsigned char* record) { sketch_.Add(IdIndex::Hash(DecodeOracleRecord(record).id)); }
+  DistinctSketch sketch_;
+  unsigned char rec_[kOracleRecordBytes];
+  size_t have_ = 0;
+};
+
 Status CheckWholeRecords(const std::string& path, int64_t bytes, const char* what) {
   if (bytes % kOracleRecordBytes == 0) return Status::Ok();
   return InvalidArgument(path + ": truncated oracleGeneral trace: " + std::to_string(bytes) + what +
@@ -77,12 +107,15 @@ Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::st
     FRUGAL_ASSIGN_OR_RETURN(auto z, ZstdStream::Open(path));
     const int64_t limit = max_records < 0 || max_records > (int64_t{1} << 56)
                               ? -1 : max_records * kOracleRecordBytes;
-    FRUGAL_ASSIGN_OR_RETURN(const int64_t bytes, z->CountBytes(limit));
+    IdSketcher ids;
+    FRUGAL_ASSIGN_OR_RETURN(const int64_t bytes,
+                            z->CountBytes(limit, [&ids](const unsigned char* p, size_t n) { ids.Feed(p, n); }));
     const bool exact = limit < 0 || bytes <= limit;
     if (exact) FRUGAL_RETURN_IF_ERROR(CheckWholeRecords(path, bytes, " bytes after zstd decompression"));
     std::unique_ptr<OracleGeneralFile> f(
         new OracleGeneralFile(path, -1, bytes / kOracleRecordBytes, nullptr, std::move(z)));
     f->records_exact_ = exact;
+    f->distinct_ids_ = ids.Estimate();
     return f;
   }
   std::error_code ec;
@@ -108,6 +141,28 @@ Result<std::unique_ptr<OracleGeneralFile>> OracleGeneralFile::Open(const std::st
 OracleGeneralFile::~OracleGeneralFile() {
   if (map_ != nullptr) ::munmap(const_cast<unsigned char*>(map_), static_cast<size_t>(records_ * kOracleRecordBytes));
   if (fd_ >= 0) ::close(fd_);
+}
+
+Result<double> OracleGeneralFile::DistinctIds() const {
+  if (zstd_ != nullptr) return distinct_ids_;
+  // Read, not mapped: a pass of page faults over the mapping costs several
+  // times the copy.
+  IdSketcher ids;
+  std::vector<unsigned char> buf(static_cast<size_t>(kBlockRecords * kOracleRecordBytes));
+  const int64_t bytes = records_ * kOracleRecordBytes;
+  for (int64_t done = 0; done < bytes;) {
+    const ssize_t r = ::pread(fd_, buf.data(), static_cast<size_t>(std::min<int64_t>(buf.size(), bytes - done)),
+                              static_cast<off_t>(done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      return InvalidArgument(path_ + ": record " + std::to_string(done / kOracleRecordBytes + 1) +
+                             (r < 0 ? ": read failed (" + std::string(std::strerror(errno)) + ")"
+                                    : std::string(": unexpected end of file")));
+    }
+    ids.Feed(buf.data(), static_cast<size_t>(r));
+    done += r;
+  }
+  return ids.Estimate();
 }
 
 Status OracleGeneralFile::ViewCompressed(int64_t first, int64_t count, const unsigned char** data) const {

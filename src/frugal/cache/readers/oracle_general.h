@@ -61,6 +61,13 @@ class OracleGeneralFile {
 
   const std::string& path() const { return path_; }
   int64_t records() const { return records_; }
+  // An estimate of how many distinct object ids the records hold
+  // (DistinctSketch, within about 1 %), for sizing an index before
+  // indexing: a compressed file's comes from the count at Open, an
+  // uncompressed one's from reading the file once. InvalidArgument naming
+  // the file and record when it shrank since Open. REQUIRES:
+  // records_exact().
+  Result<double> DistinctIds() const;
   bool records_exact() const { return records_exact_; }
   // Points *data at records [first, first + count) (count * 24 bytes),
   // valid until the next View; the previous views' pages are released.
@@ -77,6 +84,7 @@ class OracleGeneralFile {
   int fd_;  // -1 for a compressed file
   int64_t records_;
   bool records_exact_ = true;
+  double distinct_ids_ = -1;  // compressed: counted at Open
   const unsigned char* map_;  // null for an empty or compressed file
   std::unique_ptr<ZstdStream> zstd_;  // compressed files only
   mutable int64_t next_record_ = 0;  // compressed: where the last view ended

@@ -107,7 +107,8 @@ Status ZstdStream::Rewind() {
   return Status::Ok();
 }
 
-Result<int64_t> ZstdStream::CountBytes(int64_t limit) {
+Result<int64_t> ZstdStream::CountBytes(int64_t limit,
+                                       const std::function<void(const unsigned char*, size_t)>& each) {
   FRUGAL_RETURN_IF_ERROR(Rewind());
   Impl& s = *impl_;
   int64_t total = 0;
@@ -116,6 +117,7 @@ Result<int64_t> ZstdStream::CountBytes(int64_t limit) {
     bool eof = false;
     FRUGAL_RETURN_IF_ERROR(s.Fill(&eof));
     if (eof) break;
+    if (each) each(s.out.data(), s.out_end);
     total += static_cast<int64_t>(s.out_end);
   }
   FRUGAL_RETURN_IF_ERROR(Rewind());

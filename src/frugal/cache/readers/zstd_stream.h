@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,9 +37,11 @@ class ZstdStream {
   // past it (decompression stops there: a small file that inflates to
   // terabytes is not read through). The sizes frame headers may declare
   // are not used: a corrupt header would size allocations before the data
-  // could contradict it. InvalidArgument naming the file for a
-  // corrupt stream or one whose last frame is cut short.
-  Result<int64_t> CountBytes(int64_t limit = -1);
+  // could contradict it. `each` (when set) sees every decompressed piece
+  // in order. InvalidArgument naming the file for a corrupt stream or one
+  // whose last frame is cut short.
+  Result<int64_t> CountBytes(int64_t limit = -1,
+                             const std::function<void(const unsigned char*, size_t)>& each = {});
   // Back to the first byte.
   Status Rewind();
   // Points *data at the next n decompressed bytes, valid until the next
