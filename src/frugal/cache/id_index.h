@@ -3,9 +3,10 @@
 // 32-bit payload the caller may keep per id, e.g. the largest size). Sized
 // either with room to grow (a power of two, grown x2 at 3/4 load) or from
 // an estimate of the distinct ids (ForDistinct: filled to about 4/5, grown
-// x2 only past 7/8, when the estimate was low). No allocation per object; the array is mapped with
-// transparent huge pages where the kernel allows (madvise mode), so a
-// random lookup costs one cache miss and seldom a TLB miss. Bulk loaders
+// x2 only past 7/8, when the estimate was low). No allocation per object;
+// the array is mapped with transparent huge pages where the kernel allows
+// (madvise mode), so a random lookup costs one cache miss and seldom a TLB
+// miss. Bulk loaders
 // hash a block of ids first and Prefetch each slot a few records ahead, so
 // the misses overlap. Used while loading a trace. Not thread-safe.
 #ifndef FRUGAL_CACHE_ID_INDEX_H_
@@ -47,9 +48,6 @@ class IdIndex {
     const double slots = std::max(16.0, std::ceil(distinct / 0.8));
     return IdIndex(static_cast<size_t>(std::min(slots, 0x1p40)), 7);
   }
-  IdIndex(IdIndex&& o) noexcept
-      : slots_(std::exchange(o.slots_, nullptr)), n_(o.n_), size_(o.size_),
-        max_load_eighths_(o.max_load_eighths_) {}
   ~IdIndex() { Free(); }
   IdIndex(const IdIndex&) = delete;
   IdIndex& operator=(const IdIndex&) = delete;

@@ -157,8 +157,6 @@ class StreamedTrace {
 
   const RequestTrace& trace() const { return trace_; }
   int64_t requests() const { return static_cast<int64_t>(objs_.size()); }
-  // Bytes each record's object id takes (3 while the objects fit in 24 bits).
-  size_t id_bytes() const { return objs_.width(); }
   // Calls fn(block, index of block[0]) over consecutive blocks of requests,
   // in trace order. InvalidArgument when the file shrank since Open (a file
   // rewritten in between is not detected).
