@@ -29,18 +29,23 @@ json Bound(json pod, const std::string& node, const std::string& gpus) {
   return pod;
 }
 
-// Waits until the fake has had `n` watch requests (at most 5 s).
+// How long a wait below may take before the test gives up: generous, since
+// each returns as soon as its condition holds and a loaded CI host can stall
+// the watch thread for seconds.
+constexpr std::chrono::seconds kPatience{30};
+
+// Waits until the fake has had `n` watch requests (at most kPatience).
 void WaitWatches(FakeApi& api, int n) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto until = std::chrono::steady_clock::now() + kPatience;
   while (api.watches() < n && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
-// Waits until `done` holds of a fresh snapshot (at most 5 s).
+// Waits until `done` holds of a fresh snapshot (at most kPatience).
 template <typename F>
 ClusterWatch::View WaitFor(ClusterWatch& w, GpuModelTable* models, F done) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto until = std::chrono::steady_clock::now() + kPatience;
   uint64_t g = 0;
   for (;;) {
     ClusterWatch::View v = w.Snapshot(models);
@@ -177,7 +182,7 @@ TEST(ExtenderServer, FromAWatchFiltersWithoutListing) {
   json done = api.Pod("ml/p0");
   done["status"]["phase"] = "Succeeded";
   api.SetPod("ml/p0", done);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto until = std::chrono::steady_clock::now() + kPatience;
   json f;
   do {
     f = server.Filter({{"pod", api.AddPod("late", 1, 1000)}, {"nodenames", {"n0", "n1"}}});
