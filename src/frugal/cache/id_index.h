@@ -6,9 +6,9 @@
 // x2 only past 7/8, when the estimate was low). No allocation per object;
 // the array is mapped with transparent huge pages where the kernel allows
 // (madvise mode), so a random lookup costs one cache miss and seldom a TLB
-// miss. Bulk loaders
-// hash a block of ids first and Prefetch each slot a few records ahead, so
-// the misses overlap. Used while loading a trace. Not thread-safe.
+// miss. Bulk loaders hash a block of ids first and Prefetch each slot a few
+// records ahead, so the misses overlap. Used while loading a trace. Not
+// thread-safe.
 #ifndef FRUGAL_CACHE_ID_INDEX_H_
 #define FRUGAL_CACHE_ID_INDEX_H_
 
