@@ -32,15 +32,17 @@
 # deployment would have); the replay warm-starts from the same model
 # (--report-only takes the model source from the run's settings).
 # --out FILE writes the JSON there instead of bench/results/pipeline.json.
+# --sizes "5 20" (the default) lists the cache sizes, in % of the footprint.
 # Usage: bench/pipeline/run.sh [BUILD_DIR] [--mb 300] [--mbps 100] [--latency-ms 20] [--work DIR]
-#        [--policies "lru sieve"] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE]
+#        [--policies "lru sieve"] [--sizes "5 20"] [--repeat N] [--days N] [--warm-from TRACE]
+#        [--out FILE]
 #        [--report-only | --record-only]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then BUILD="$1"; shift; fi
 MB=300 MBPS=100 LAT=20 WORK="" POLICIES="lru s3fifo sieve lrb glcache smartcache" REPORT_ONLY=0 REPEAT=1
-DAYS=2 RECORD_ONLY=0 GIVEN="" WARM_FROM="" OUT=bench/results/pipeline.json OUT_GIVEN=0 LINK_GIVEN=""  # GIVEN: the run-shaping flags given
+SIZES="5 20" DAYS=2 RECORD_ONLY=0 GIVEN="" WARM_FROM="" OUT=bench/results/pipeline.json OUT_GIVEN=0 LINK_GIVEN=""  # GIVEN: the run-shaping flags given
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB="$2"; LINK_GIVEN="$LINK_GIVEN --mb"; shift 2 ;;
@@ -48,13 +50,14 @@ while [ $# -gt 0 ]; do
     --latency-ms) LAT="$2"; LINK_GIVEN="$LINK_GIVEN --latency-ms"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --policies) POLICIES="$2"; GIVEN="$GIVEN --policies"; shift 2 ;;
+    --sizes) SIZES="$2"; GIVEN="$GIVEN --sizes"; shift 2 ;;
     --repeat) REPEAT="$2"; GIVEN="$GIVEN --repeat"; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
     --days) DAYS="$2"; GIVEN="$GIVEN --days"; shift 2 ;;
     --record-only) RECORD_ONLY=1; shift ;;
     --warm-from) WARM_FROM="$2"; shift 2 ;;
     --out) OUT="$2"; OUT_GIVEN=1; shift 2 ;;
-    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE] [--report-only | --record-only]" >&2; exit 2 ;;
+    *) echo "usage: bench/pipeline/run.sh [BUILD_DIR] [--mb N] [--mbps N] [--latency-ms N] [--work DIR] [--policies LIST] [--sizes LIST] [--repeat N] [--days N] [--warm-from TRACE] [--out FILE] [--report-only | --record-only]" >&2; exit 2 ;;
   esac
 done
 # Flags the mode would ignore are errors.
@@ -77,6 +80,11 @@ fi
 for v in "--repeat $REPEAT" "--days $DAYS"; do
   case "${v#* }" in ''|*[!0-9]*|0) echo "bench/pipeline: ${v% *} needs a positive integer, got '${v#* }'" >&2; exit 2 ;; esac
 done
+[ -n "${SIZES// /}" ] || { echo "bench/pipeline: --sizes needs at least one size" >&2; exit 2; }
+for pct in $SIZES; do
+  case "$pct" in ''|*[!0-9]*|0) echo "bench/pipeline: --sizes takes whole percentages in 1..100, got '$pct'" >&2; exit 2 ;; esac
+  [ "$pct" -le 100 ] || { echo "bench/pipeline: --sizes takes whole percentages in 1..100, got '$pct'" >&2; exit 2; }
+done
 FRUGAL="$BUILD/tools/frugal/frugal"
 PY=/usr/bin/python3
 [ -c /dev/fuse ] || { echo "bench/pipeline: no /dev/fuse" >&2; exit 1; }
@@ -97,7 +105,7 @@ if [ "$REPORT_ONLY" = 1 ]; then
   [ -r "$T/settings" ] || { echo "bench/pipeline: $T/settings: missing: not the --work DIR of a run" >&2; exit 1; }
   . "$T/settings"
 else
-  printf 'MB=%q MBPS=%q LAT=%q DAYS=%q WARM_FROM=%q\n' "$MB" "$MBPS" "$LAT" "$DAYS" "$WARM_FROM" >"$T/settings"
+  printf 'MB=%q MBPS=%q LAT=%q DAYS=%q WARM_FROM=%q SIZES=%q\n' "$MB" "$MBPS" "$LAT" "$DAYS" "$WARM_FROM" "$SIZES" >"$T/settings"
 fi
 if [ -n "$WARM_FROM" ]; then
   [ -r "$WARM_FROM" ] || { echo "bench/pipeline: --warm-from $WARM_FROM: cannot read the trace" >&2; exit 1; }
@@ -141,7 +149,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
   for round in $(seq "$REPEAT"); do
     sfx=""; [ "$round" -gt 1 ] && sfx="-r$round"
     [ "$round" -gt 1 ] && run "none$sfx" lru 1
-    for pct in 5 20; do
+    for pct in $SIZES; do
       cap=$((FOOT * pct / 100))
       for p in $P; do
         if [ "$p" = smartcache-warm ]; then run "$p-$pct$sfx" smartcache "$cap" "$(warm_model "$pct" "$FOOT")"
@@ -157,7 +165,7 @@ ROUNDS=$(ls "$T" | sed -n 's/^none-r\([0-9]*\)\.wall$/\1/p' | sort -n | tail -1)
 NONE_S=$(sort -n "$T/none-first.wall" "$T/none-last.wall" | head -1)
 COMPUTE=$(awk -v r="$(info read_bytes)" -v w="$(info written_bytes)" -v s="$NONE_S" -v bw="$MBPS" \
   'BEGIN { io = (r + w) / (bw * 1e6); c = s - io; if (c < 1) c = 1; printf "%.6f", r / c / 1e9 }')
-for pct in 5 20; do
+for pct in $SIZES; do
   for mode in default calibrated; do
     extra=""; [ "$mode" = calibrated ] && extra="--compute-gbps $COMPUTE --overlap none"
     sim=("$FRUGAL" cache simulate "$T/none-first.frt" --size "$((FOOT * pct / 100))"
@@ -168,12 +176,13 @@ for pct in 5 20; do
     fi
   done
 done
-$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" "$ROUNDS" "$DAYS" "$OUT" "$WARM_FROM" <<'PY'
+$PY - "$T" "$MB" "$MBPS" "$LAT" "$FOOT" "$P" "$COMPUTE" "$ROUNDS" "$DAYS" "$OUT" "$WARM_FROM" "$SIZES" <<'PY'
 import json, os, platform, statistics, sys
 t, mb, mbps, lat, foot, pols = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6].split()
 compute = float(sys.argv[7])
 rounds = int(sys.argv[8])
 days, out_path, warm_from = int(sys.argv[9]), sys.argv[10], sys.argv[11]
+sizes = [int(x) for x in sys.argv[12].split()]
 wall = lambda n: float(open(os.path.join(t, n + ".wall")).read())
 stats = lambda n: json.load(open(os.path.join(t, n + ".stats.json")))
 name = lambda base, k: base + ("" if k == 1 else "-r%d" % k)
@@ -185,10 +194,10 @@ out = {"command": "bench/pipeline/run.sh", "machine": "%s, %d cpus" % (platform.
        "corpus_mb": mb, "remote_mb_per_s": mbps, "remote_latency_ms": lat,
        "remote_note": "REMOTE_DIR is a local directory throttled by the mount (emulation of an object store)",
        "footprint_bytes": foot, "calibrated_compute_gbps": compute, "rounds": rounds, "days": days,
-       "smartcache_warm_model_from": warm_from or None,
+       "smartcache_warm_model_from": warm_from or None, "size_pcts": sizes,
        "none_s": {"first": wall("none-first"), "last": wall("none-last"), "rounds": none_round, "reference": none},
        "cells": []}
-for pct in (5, 20):
+for pct in sizes:
     sim = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-default.json" % pct)))["results"]}
     cal = {r["policy"]: r for r in json.load(open(os.path.join(t, "sim-%d-calibrated.json" % pct)))["results"]}
     if warm_from:
@@ -218,7 +227,7 @@ for pct in (5, 20):
             "hits": s["hits"], "read_opens": s["read_opens"], "evictions": s["evictions"],
             "bytes_from_remote": s["bytes_read_from_remote"] + s["bytes_filled_from_remote"]})
     out["belady_%d_byte_miss_ratio" % pct] = sim["belady"]["byte_miss_ratio"]
-for pct in (5, 20):
+for pct in sizes:
     cells = [c for c in out["cells"] if c["size_pct"] == pct]
     best = max(cells, key=lambda c: c["measured_speedup"])
     out["best_measured_%d" % pct] = best["policy"]
@@ -237,7 +246,7 @@ for c in out["cells"]:
           c["measured_served_from_cache"], c["bytes_from_remote"] / 1e6))
 print("none: %.1f s first, %.1f s last, rounds %s" % (out["none_s"]["first"], out["none_s"]["last"],
       ", ".join("%.1f" % x for x in none_round)))
-for pct in (5, 20):
+for pct in sizes:
     apart = out["not_told_apart_from_best_%d" % pct]
     print("best at %d%%: %s; not told apart from it: %s" % (pct, out["best_measured_%d" % pct],
           "not measured (one round: no spread; --repeat N)" if apart is None else ", ".join(apart) or "none"))

@@ -19,6 +19,12 @@ expect "--repeat cannot apply" --record-only --repeat 2 --days 3
 expect "--policies cannot apply" --record-only --policies lru
 expect "--days needs a positive integer" --days 0
 expect "--repeat needs a positive integer" --repeat x
+expect "--sizes cannot apply" --record-only --sizes 5
+expect "--sizes cannot apply" --report-only --work /nonexistent --sizes 5
+expect "whole percentages in 1..100, got '0'" --sizes "5 0"
+expect "whole percentages in 1..100, got '101'" --sizes 101
+expect "whole percentages in 1..100, got '5%'" --sizes 5%
+expect "--sizes needs at least one size" --sizes " "
 expect "--warm-from and --out cannot apply" --record-only --warm-from x.frt
 expect "--warm-from and --out cannot apply" --record-only --out x.json
 expect "--mbps cannot apply" --report-only --work /nonexistent --mbps 50
