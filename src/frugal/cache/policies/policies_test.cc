@@ -207,6 +207,36 @@ TEST(SmartCachePolicy, ReportsModelAccuracyFields) {
   EXPECT_TRUE(r->report.contains("retrains"));
 }
 
+TEST(SmartCachePolicy, EvictsAConsumedSpillFirstBeforeItsFirstFit) {
+  // Two raw inputs are read, a shuffle spill is written and read whole,
+  // then an output is written into a full cache, and the first raw input is
+  // read again. LRU evicts that input (the oldest); before any label
+  // smartcache evicts the spill its reader has consumed, and hits. A file
+  // outside /tmp/ read once is not taken to be consumed.
+  auto trace = [](const std::string& spill) {
+    std::vector<TraceEvent> ev;
+    auto add = [&](EventKind kind, const std::string& path) {
+      TraceEvent e;
+      e.time_us = static_cast<int64_t>(ev.size()) * 1000;
+      e.kind = kind;
+      e.path = path;
+      e.size = e.length = 100;
+      ev.push_back(e);
+    };
+    add(EventKind::kRead, "/raw/a.txt");
+    add(EventKind::kRead, "/raw/b.txt");
+    add(EventKind::kWrite, spill);
+    add(EventKind::kRead, spill);
+    add(EventKind::kWrite, "/out/part-0.csv");
+    add(EventKind::kRead, "/raw/a.txt");
+    return std::move(LoadRequestTrace(ev)).value();
+  };
+  const RequestTrace tmp = trace("/tmp/tmpk3j9x2ab.partd/0"), kept = trace("/data/spill/0");
+  EXPECT_TRUE(Hits("smartcache", tmp, 300).back());
+  EXPECT_FALSE(Hits("lru", tmp, 300).back());
+  EXPECT_FALSE(Hits("smartcache", kept, 300).back());
+}
+
 TEST(SmartCachePolicy, KeepsRawInputForItsDailyReRead) {
   // 600 raw files read once a day, one per second; the cache holds 300.
   // LRU and FIFO cycle through them and never hit. smartcache learns the

@@ -26,7 +26,12 @@
 // not displace each other (a training scan over more shards than fit keeps
 // a fixed set). Deleted files free their space at once.
 //
-// Until the first fit the policy is LRU. A path pattern with fewer than 16
+// Until the first fit the policy is LRU, except that a temporary file
+// (under /tmp/ or a .temp path) read in full since its last write is
+// evicted first: a spill or shuffle file its reader has consumed. Before
+// any label this is the one thing known to be dead (on the recorded Dask
+// traces LRU evicted the oldest raw shards for partd spills already read).
+// A path pattern with fewer than 16
 // cost labels is unknown: its files are due a fixed 1000 requests from now
 // (they do not age, so an unknown newcomer does not displace an unknown
 // incumbent, and raw input read once a day stays for its re-read instead
@@ -142,6 +147,8 @@ struct FileState {
   bool renamed = false;
   bool temp = false;
   bool path_set = false;
+  int64_t read_since_write = 0;  // bytes read since the last write
+  bool consumed = false;         // read in full since the last write
   double cost = kUnknownCost;  // predicted at the last read or write, in requests
   int64_t cost_index = -1;     // ... at this request (a rename moves no data)
   bool cost_known = false;     // the pattern had enough labels then
@@ -284,7 +291,9 @@ class SmartCache : public ResizingPolicy {
   double Key(uint32_t x, int64_t now) const {
     const FileState& f = files_[x];
     const auto last = static_cast<double>(f.cost_index), at = static_cast<double>(now);
-    if (!live_model_.fitted()) return -last;  // LRU
+    // LRU, but a temporary file read in full since its last write (a
+    // shuffle spill its reader has consumed) goes first, the oldest first.
+    if (!live_model_.fitted()) return f.temp && f.consumed ? 1.0 + 1.0 / (1.0 + last) : -last;
     // Among files of unknown patterns the one used last goes first: under
     // a cyclic re-read (raw input read by each daily run) it is needed last.
     if (!Known(f.pattern)) return at + kUnknownCost + last / (at + 1);
@@ -402,7 +411,13 @@ class SmartCache : public ResizingPolicy {
       costs_.Read(r.obj, index, r.bytes, [&](CostRow& row, double cost) { CostLabel(row, cost); });
       ++f.reads;
       f.read_bytes += r.bytes;
-    } else if (r.kind == RequestKind::kWrite && !IsAppend(r, f)) {
+      f.read_since_write += r.bytes;
+      f.consumed = f.consumed || (r.obj_size > 0 && f.read_since_write >= r.obj_size);
+    } else if (r.kind == RequestKind::kWrite) {
+      f.read_since_write = 0;
+      f.consumed = false;
+    }
+    if (r.kind == RequestKind::kWrite && !IsAppend(r, f)) {
       // An overwrite ends what the earlier accesses could still be read as.
       costs_.Death(r.obj, [&](CostRow& row, double cost) { CostLabel(row, cost); });
     }
