@@ -1,9 +1,11 @@
 // Behaviour of individual policies on hand-made traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "frugal/cache/generated_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/simulator.h"
 
@@ -235,6 +237,28 @@ TEST(SmartCachePolicy, EvictsAConsumedSpillFirstBeforeItsFirstFit) {
   EXPECT_TRUE(Hits("smartcache", tmp, 300).back());
   EXPECT_FALSE(Hits("lru", tmp, 300).back());
   EXPECT_FALSE(Hits("smartcache", kept, 300).back());
+}
+
+TEST(SmartCachePolicy, WeighsAShuffleFileByTheShareStillUnread) {
+  // A generated join pipeline over 2 days at 1 %: its shuffle files are
+  // read in slices by readers that come hundreds of requests apart, and
+  // the outputs are written while the last slices are still to be read.
+  // Weighing a shuffle file by the share not yet read (and a consumed one
+  // as dead), smartcache closes most of the gap between the best online
+  // baseline and belady (byte miss 0.466 against 0.481 and 0.466); without
+  // it, 0.567: worse than every baseline here.
+  const RequestTrace t = GeneratedTestTrace("join", 1, 2, 0.02);
+  const auto bytes = static_cast<int64_t>(static_cast<double>(t.footprint_bytes) * 0.01);
+  auto miss = [&](const char* policy) {
+    auto r = SimulateOne(t, policy, bytes, SimulationOptions{});
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r->byte_miss_ratio : 1.0;
+  };
+  double best = 1;
+  for (const char* p : {"lru", "fifo", "sieve", "lrb"}) best = std::min(best, miss(p));
+  const double belady = miss("belady");
+  ASSERT_LT(belady, best);
+  EXPECT_LE(miss("smartcache"), best - 0.8 * (best - belady));
 }
 
 TEST(SmartCachePolicy, KeepsRawInputForItsDailyReRead) {

@@ -17,7 +17,10 @@
 //     model's accuracy.
 //
 // Every resident is due at the request of its last read or write (a
-// rename moves no data) + its expected cost. Eviction removes the latest
+// rename moves no data) + its expected cost; a temporary file's (under
+// /tmp/ or a .temp path: a shuffle or spill file its readers consume) cost
+// is divided by the share of it not read since its last write, and one
+// read in full is dead. Eviction removes the latest
 // due (the lowest benefit density); a file predicted not to be read again
 // (probability under 0.1), or overdue by more than its cost (at least 64
 // requests), is dead and goes first. A file is admitted (on a read miss,
@@ -298,7 +301,16 @@ class SmartCache : public ResizingPolicy {
     // a cyclic re-read (raw input read by each daily run) it is needed last.
     if (!Known(f.pattern)) return at + kUnknownCost + last / (at + 1);
     // A prediction made while the pattern was unknown: its mean cost since.
-    const double cost = f.cost_known ? f.cost : PatternCost(f.pattern);
+    double cost = f.cost_known ? f.cost : PatternCost(f.pattern);
+    // A temporary file's readers consume it (a shuffle file read once per
+    // slice, a spill read back whole): what it can still serve is the share
+    // not read since its last write, so its cost grows as that shrinks, and
+    // once it is all read it is dead.
+    if (f.temp && f.size > 0) {
+      const double unread = 1.0 - static_cast<double>(f.read_since_write) / static_cast<double>(f.size);
+      if (unread <= 0) return kDead;
+      cost /= unread;
+    }
     if (cost >= kDeadCost) return kDead;
     const double due = last + cost;
     if (at <= due) return due;
