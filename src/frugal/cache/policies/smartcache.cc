@@ -29,12 +29,12 @@
 // not displace each other (a training scan over more shards than fit keeps
 // a fixed set). Deleted files free their space at once.
 //
-// Until the first fit the policy is LRU, except that a temporary file
-// (under /tmp/ or a .temp path) read in full since its last write is
-// evicted first: a spill or shuffle file its reader has consumed. Before
-// any label this is the one thing known to be dead (on the recorded Dask
-// traces LRU evicted the oldest raw shards for partd spills already read).
-// A path pattern with fewer than 16
+// Until the first fit the policy is LRU, except for files read in full
+// since their last write: a temporary one (under /tmp/ or a .temp path: a
+// spill or shuffle file its readers have consumed) is evicted first, and
+// an output the trace wrote (a training shard after its first epoch) is
+// not displaced by a newcomer, so a scan over more shards than fit keeps
+// a fixed set from the first epoch on. A path pattern with fewer than 16
 // cost labels is unknown: its files are due a fixed 1000 requests from now
 // (they do not age, so an unknown newcomer does not displace an unknown
 // incumbent, and raw input read once a day stays for its re-read instead
@@ -294,9 +294,17 @@ class SmartCache : public ResizingPolicy {
   double Key(uint32_t x, int64_t now) const {
     const FileState& f = files_[x];
     const auto last = static_cast<double>(f.cost_index), at = static_cast<double>(now);
-    // LRU, but a temporary file read in full since its last write (a
-    // shuffle spill its reader has consumed) goes first, the oldest first.
-    if (!live_model_.fitted()) return f.temp && f.consumed ? 1.0 + 1.0 / (1.0 + last) : -last;
+    // Before the first fit: LRU, but a temporary file read in full since
+    // its last write (a spill its reader has consumed) goes first, the
+    // oldest first, and an output the trace wrote and a reader has since
+    // read in full (a training shard after its first epoch) is not displaced
+    // by a newcomer; among those the one used last goes first, as for
+    // unknown patterns below.
+    if (!live_model_.fitted()) {
+      if (f.consumed && f.temp) return 1.0 + 1.0 / (1.0 + last);
+      if (f.consumed && trace_.objects[x].created) return -1e15 + last / (at + 1);
+      return -last;
+    }
     // Among files of unknown patterns the one used last goes first: under
     // a cyclic re-read (raw input read by each daily run) it is needed last.
     if (!Known(f.pattern)) return at + kUnknownCost + last / (at + 1);
