@@ -239,6 +239,33 @@ TEST(SmartCachePolicy, EvictsAConsumedSpillFirstBeforeItsFirstFit) {
   EXPECT_FALSE(Hits("smartcache", kept, 300).back());
 }
 
+TEST(SmartCachePolicy, KeepsAFixedSetOfOutputsReadEveryEpochBeforeItsFirstFit) {
+  // A job writes 4 output shards and reads them for 3 epochs; the cache
+  // holds 2. LRU cycles and never hits after the first epoch; before any
+  // label smartcache keeps the shards a reader has read in full and hits
+  // them every epoch after.
+  std::vector<TraceEvent> ev;
+  auto add = [&](EventKind kind, int shard) {
+    TraceEvent e;
+    e.time_us = static_cast<int64_t>(ev.size()) * 1000;
+    e.kind = kind;
+    e.path = "/shards/day-0/part-" + std::to_string(shard) + ".csv";
+    e.size = e.length = 100;
+    ev.push_back(e);
+  };
+  for (int k = 0; k < 4; ++k) add(EventKind::kWrite, k);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int k = 0; k < 4; ++k) add(EventKind::kRead, k);
+  }
+  const RequestTrace t = std::move(LoadRequestTrace(ev)).value();
+  auto late_hits = [&](const std::string& policy) {
+    const std::vector<bool> h = Hits(policy, t, 200);
+    return std::count(h.end() - 8, h.end(), true);
+  };
+  EXPECT_EQ(late_hits("lru"), 0);
+  EXPECT_EQ(late_hits("smartcache"), 4);
+}
+
 TEST(SmartCachePolicy, WeighsAShuffleFileByTheShareStillUnread) {
   // A generated join pipeline over 2 days at 1 %: its shuffle files are
   // read in slices by readers that come hundreds of requests apart, and
