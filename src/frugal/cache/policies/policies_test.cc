@@ -264,6 +264,78 @@ TEST(SmartCachePolicy, KeepsAFixedSetOfOutputsReadEveryEpochBeforeItsFirstFit) {
   };
   EXPECT_EQ(late_hits("lru"), 0);
   EXPECT_EQ(late_hits("smartcache"), 4);
+  // The shards written and not yet read stay for their first reader:
+  // writing shards 2 and 3 does not displace 0 and 1, which hit in the
+  // first epoch too.
+  auto first_epoch_hits = [&](const std::string& policy) {
+    const std::vector<bool> h = Hits(policy, t, 200);
+    return std::count(h.begin() + 4, h.begin() + 8, true);
+  };
+  EXPECT_EQ(first_epoch_hits("lru"), 0);
+  EXPECT_EQ(first_epoch_hits("smartcache"), 2);
+}
+
+// Events of a job for the two tests below, 1 ms apart.
+struct JobTrace {
+  std::vector<TraceEvent> ev;
+  void Add(EventKind kind, const std::string& path, int64_t offset, int64_t length, int64_t size) {
+    TraceEvent e;
+    e.time_us = static_cast<int64_t>(ev.size()) * 1000;
+    e.kind = kind;
+    e.path = path;
+    e.offset = offset;
+    e.length = length;
+    e.size = size;
+    ev.push_back(e);
+  }
+  RequestTrace Load() const { return std::move(LoadRequestTrace(ev)).value(); }
+};
+
+TEST(SmartCachePolicy, KeepsSpillsAwaitingTheirReaderBeforeItsFirstFit) {
+  // A raw input is read, two spills and an output are written, another
+  // raw input is read into the full cache (2 files), then the spills are
+  // read back. LRU keeps the output and the raw input; before any label
+  // smartcache keeps what the job wrote and no one has read yet, spills
+  // (about to be read back) over outputs.
+  JobTrace j;
+  j.Add(EventKind::kRead, "/raw/a.txt", 0, 100, 100);
+  j.Add(EventKind::kWrite, "/tmp/tmpq81zk2.partd/0", 0, 100, 100);
+  j.Add(EventKind::kWrite, "/tmp/tmpq81zk2.partd/1", 0, 100, 100);
+  j.Add(EventKind::kWrite, "/shards/day-0/part-0.csv", 0, 100, 100);
+  j.Add(EventKind::kRead, "/raw/b.txt", 0, 100, 100);
+  j.Add(EventKind::kRead, "/tmp/tmpq81zk2.partd/0", 0, 100, 100);
+  j.Add(EventKind::kRead, "/tmp/tmpq81zk2.partd/1", 0, 100, 100);
+  const RequestTrace t = j.Load();
+  EXPECT_EQ(Hits("lru", t, 200), std::vector<bool>(7, false));
+  const std::vector<bool> h = Hits("smartcache", t, 200);
+  EXPECT_TRUE(h[5]);
+  EXPECT_TRUE(h[6]);
+}
+
+TEST(SmartCachePolicy, DoesNotCopyInAFileOnEachAppendBeforeItsFirstFit) {
+  // partd appends 100 bytes to each of 4 spill partitions in turn for 5
+  // rounds (500 bytes each, 2000 in all), then reads each back; the cache
+  // holds 1000 bytes. LRU admits the whole file on each append that
+  // misses, writes over 3 times the job's bytes into the cache and hits
+  // none; before any label smartcache admits a partition only on its first
+  // write, keeps the two that fit, and hits them.
+  JobTrace j;
+  for (int round = 0; round < 5; ++round) {
+    for (int k = 0; k < 4; ++k) {
+      j.Add(EventKind::kWrite, "/tmp/tmp5d0a.partd/" + std::to_string(k), round * 100, 100, (round + 1) * 100);
+    }
+  }
+  for (int k = 0; k < 4; ++k) j.Add(EventKind::kRead, "/tmp/tmp5d0a.partd/" + std::to_string(k), 0, 500, 500);
+  const RequestTrace t = j.Load();
+  SimulationOptions o;
+  auto lru = SimulateOne(t, "lru", 1000, o);
+  auto smart = SimulateOne(t, "smartcache", 1000, o);
+  ASSERT_TRUE(lru.ok());
+  ASSERT_TRUE(smart.ok());
+  EXPECT_GT(lru->bytes_written_to_cache, 3 * 2000);  // 7000
+  EXPECT_LT(smart->bytes_written_to_cache, 2 * 2000);  // 2500: a partition read into free space
+  EXPECT_EQ(lru->hits, 0);
+  EXPECT_EQ(smart->hits, 2);
 }
 
 TEST(SmartCachePolicy, WeighsAShuffleFileByTheShareStillUnread) {

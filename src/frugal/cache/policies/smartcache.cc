@@ -29,12 +29,17 @@
 // not displace each other (a training scan over more shards than fit keeps
 // a fixed set). Deleted files free their space at once.
 //
-// Until the first fit the policy is LRU, except for files read in full
-// since their last write: a temporary one (under /tmp/ or a .temp path: a
-// spill or shuffle file its readers have consumed) is evicted first, and
-// an output the trace wrote (a training shard after its first epoch) is
-// not displaced by a newcomer, so a scan over more shards than fit keeps
-// a fixed set from the first epoch on. A path pattern with fewer than 16
+// Until the first fit the policy ranks files by what the pipeline does with
+// them: a temporary file (under /tmp/ or a .temp path) read in full since
+// its last write (a spill its reader has consumed) is evicted first, then
+// files the trace did not write (raw input, LRU); a file the trace wrote
+// is kept over those, and among them one not yet read in full since its
+// last write over one that has been: a spill awaiting its reader longest,
+// then an output awaiting its first reader, then a training shard after
+// its first epoch (written data is there to be read).
+// An output read in full is not displaced by a newcomer, so a scan over
+// more shards than fit keeps a fixed set from the first epoch on; an
+// append to a file that is not resident does not bring it back. A path pattern with fewer than 16
 // cost labels is unknown: its files are due a fixed 1000 requests from now
 // (they do not age, so an unknown newcomer does not displace an unknown
 // incumbent, and raw input read once a day stays for its re-read instead
@@ -204,6 +209,11 @@ class SmartCache : public ResizingPolicy {
     }
     if (!Fits(r.obj_size)) return false;
     Flush();
+    // Before the first fit a write to a file that is not resident and
+    // already holds other bytes (an append) does not admit it: LRU would
+    // copy in the whole file on each append of a cyclic writer (partd
+    // appending to every shuffle partition in turn) and churn.
+    if (!live_model_.fitted() && r.kind == RequestKind::kWrite && r.obj_size > r.bytes) return false;
     const double mine = Key(x, index);
     if (mine == kDead) return false;
     if (used_ + r.obj_size > capacity_) {
@@ -294,16 +304,22 @@ class SmartCache : public ResizingPolicy {
   double Key(uint32_t x, int64_t now) const {
     const FileState& f = files_[x];
     const auto last = static_cast<double>(f.cost_index), at = static_cast<double>(now);
-    // Before the first fit: LRU, but a temporary file read in full since
-    // its last write (a spill its reader has consumed) goes first, the
-    // oldest first, and an output the trace wrote and a reader has since
-    // read in full (a training shard after its first epoch) is not displaced
-    // by a newcomer; among those the one used last goes first, as for
-    // unknown patterns below.
+    // Before the first fit, classes evicted in this order: a temporary
+    // file read in full since its last write (a spill its reader has
+    // consumed), the oldest first; files the trace did not write (raw
+    // input) and empty ones, LRU; an output the trace wrote that a reader has since
+    // read in full (a training shard after its first epoch), the one used
+    // last first (a newcomer does not displace it, as for unknown patterns
+    // below); an output the trace wrote and no reader has read in full yet,
+    // the one used last first (its reader comes before the next epoch's);
+    // and last a temporary file written and not yet read back (a spill or
+    // shuffle file its reader is about to consume), LRU.
     if (!live_model_.fitted()) {
       if (f.consumed && f.temp) return 1.0 + 1.0 / (1.0 + last);
-      if (f.consumed && trace_.objects[x].created) return -1e15 + last / (at + 1);
-      return -last;
+      if (!trace_.objects[x].created || f.size == 0) return -last;
+      if (f.consumed) return -1e15 + last / (at + 1);
+      if (!f.temp) return -2e15 + last / (at + 1);
+      return -3e15 - last;
     }
     // Among files of unknown patterns the one used last goes first: under
     // a cyclic re-read (raw input read by each daily run) it is needed last.
