@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "frugal/cache/generated_test_trace.h"
+#include "frugal/cache/job_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/simulator.h"
 
@@ -274,22 +275,6 @@ TEST(SmartCachePolicy, KeepsAFixedSetOfOutputsReadEveryEpochBeforeItsFirstFit) {
   EXPECT_EQ(first_epoch_hits("lru"), 0);
   EXPECT_EQ(first_epoch_hits("smartcache"), 2);
 }
-
-// Events of a job for the two tests below, 1 ms apart.
-struct JobTrace {
-  std::vector<TraceEvent> ev;
-  void Add(EventKind kind, const std::string& path, int64_t offset, int64_t length, int64_t size) {
-    TraceEvent e;
-    e.time_us = static_cast<int64_t>(ev.size()) * 1000;
-    e.kind = kind;
-    e.path = path;
-    e.offset = offset;
-    e.length = length;
-    e.size = size;
-    ev.push_back(e);
-  }
-  RequestTrace Load() const { return std::move(LoadRequestTrace(ev)).value(); }
-};
 
 TEST(SmartCachePolicy, KeepsSpillsAwaitingTheirReaderBeforeItsFirstFit) {
   // A raw input is read, two spills and an output are written, another

@@ -36,10 +36,10 @@
 // is kept over those, and among them one not yet read in full since its
 // last write over one that has been: a spill awaiting its reader longest,
 // then an output awaiting its first reader, then a training shard after
-// its first epoch (written data is there to be read).
-// An output read in full is not displaced by a newcomer, so a scan over
-// more shards than fit keeps a fixed set from the first epoch on; an
-// append to a file that is not resident does not bring it back. A path pattern with fewer than 16
+// its first epoch (written data is there to be read). An output read in
+// full is not displaced by a newcomer, so a scan over more shards than fit
+// keeps a fixed set from the first epoch on; an append to a file that is
+// not resident does not bring it back. A path pattern with fewer than 16
 // cost labels is unknown: its files are due a fixed 1000 requests from now
 // (they do not age, so an unknown newcomer does not displace an unknown
 // incumbent, and raw input read once a day stays for its re-read instead
@@ -208,12 +208,12 @@ class SmartCache : public ResizingPolicy {
       return true;
     }
     if (!Fits(r.obj_size)) return false;
-    Flush();
     // Before the first fit a write to a file that is not resident and
     // already holds other bytes (an append) does not admit it: LRU would
     // copy in the whole file on each append of a cyclic writer (partd
     // appending to every shuffle partition in turn) and churn.
     if (!live_model_.fitted() && r.kind == RequestKind::kWrite && r.obj_size > r.bytes) return false;
+    Flush();
     const double mine = Key(x, index);
     if (mine == kDead) return false;
     if (used_ + r.obj_size > capacity_) {
@@ -307,10 +307,10 @@ class SmartCache : public ResizingPolicy {
     // Before the first fit, classes evicted in this order: a temporary
     // file read in full since its last write (a spill its reader has
     // consumed), the oldest first; files the trace did not write (raw
-    // input) and empty ones, LRU; an output the trace wrote that a reader has since
-    // read in full (a training shard after its first epoch), the one used
-    // last first (a newcomer does not displace it, as for unknown patterns
-    // below); an output the trace wrote and no reader has read in full yet,
+    // input) and empty ones, LRU; an output the trace wrote that a reader
+    // has since read in full (a training shard after its first epoch), the
+    // one used last first (a newcomer does not displace it, as for unknown
+    // patterns below); an output the trace wrote and no reader has read in full yet,
     // the one used last first (its reader comes before the next epoch's);
     // and last a temporary file written and not yet read back (a spill or
     // shuffle file its reader is about to consume), LRU.

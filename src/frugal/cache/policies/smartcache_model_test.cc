@@ -10,6 +10,7 @@
 
 #include "frugal/base/file_io.h"
 #include "frugal/cache/generated_test_trace.h"
+#include "frugal/cache/job_test_trace.h"
 #include "frugal/cache/policy_registry.h"
 #include "frugal/cache/request_trace.h"
 #include "frugal/cache/simulator.h"
@@ -129,25 +130,14 @@ TEST(SmartCacheModel, AnAppendKeepsTheEarlierWritesReadable) {
   // again" (6 of the file's 7 samples; the read's own dies unread at the
   // delete). Were an append an overwrite, 5 of the 6 would close unread.
   constexpr int kFiles = 100, kAppends = 6;
-  std::vector<TraceEvent> ev;
-  int64_t t = 0;
-  auto add = [&](EventKind kind, const std::string& path, int64_t offset, int64_t length, int64_t size) {
-    TraceEvent e;
-    e.time_us = t++ * 1000;
-    e.kind = kind;
-    e.path = path;
-    e.offset = offset;
-    e.length = length;
-    e.size = size;
-    ev.push_back(e);
-  };
+  JobTrace job;
   for (int f = 0; f < kFiles; ++f) {
     const std::string spill = "/tmp/tmp" + std::to_string(f) + ".partd/0";
-    for (int a = 0; a < kAppends; ++a) add(EventKind::kWrite, spill, a * 100, 100, (a + 1) * 100);
-    add(EventKind::kRead, spill, 0, kAppends * 100, kAppends * 100);
-    add(EventKind::kDelete, spill, 0, 0, 0);
+    for (int a = 0; a < kAppends; ++a) job.Add(EventKind::kWrite, spill, a * 100, 100, (a + 1) * 100);
+    job.Add(EventKind::kRead, spill, 0, kAppends * 100, kAppends * 100);
+    job.Add(EventKind::kDelete, spill, 0, 0, 0);
   }
-  auto trace = LoadRequestTrace(ev);
+  auto trace = LoadRequestTrace(job.ev);
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   PolicyOptions o;
   o.capacity_bytes = 10000;
