@@ -48,10 +48,11 @@ Status GbdtRegressor::Fit(const std::vector<float>& x, int cols, const std::vect
   const std::string depth = std::to_string(options_.max_depth);
   const std::string eta = std::to_string(options_.learning_rate);
   const std::string seed = std::to_string(options_.seed % 2147483647);
+  const std::string bins = std::to_string(options_.max_bin);
   const std::pair<const char*, std::string> params[] = {
       {"tree_method", "hist"}, {"nthread", "1"},  {"max_depth", depth},
       {"eta", eta},            {"seed", seed},    {"objective", "reg:squarederror"},
-      {"verbosity", "0"},
+      {"verbosity", "0"},      {"max_bin", bins},
   };
   for (const auto& [k, v] : params) {
     if (XGBoosterSetParam(b, k, v.c_str()) != 0) {

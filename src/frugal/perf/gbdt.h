@@ -21,6 +21,9 @@ struct GbdtOptions {
   int max_depth = 6;
   double learning_rate = 0.3;
   uint64_t seed = 1;
+  // Histogram bins per feature (XGBoost's default). Split search costs
+  // nodes x features x bins per tree; fewer bins fit faster.
+  int max_bin = 256;
 };
 
 class GbdtRegressor {

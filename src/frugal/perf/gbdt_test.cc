@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,30 @@ TEST(Gbdt, ModelWithABackwardChildIsRefused) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("cyclic.json"), std::string::npos) << st.message();
   EXPECT_FALSE(h.fitted());
+}
+
+// max_bin reaches XGBoost: splits fall only on the feature's histogram
+// cuts, at most max_bin of them per feature.
+TEST(Gbdt, MaxBinBoundsTheSplitThresholds) {
+  std::vector<float> x(2000), y(2000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = std::sin(static_cast<float>(i) * 0.01f);
+  }
+  auto thresholds = [&](int bins) {
+    GbdtRegressor g(GbdtOptions{30, 6, 0.3, 1, bins});
+    EXPECT_TRUE(g.Fit(x, 1, y).ok());
+    std::set<float> cuts;
+    const nlohmann::json model = g.ToJson();
+    for (const auto& t : model["learner"]["gradient_booster"]["model"]["trees"]) {
+      for (size_t i = 0; i < t["left_children"].size(); ++i) {
+        if (t["left_children"][i].get<int>() >= 0) cuts.insert(t["split_conditions"][i].get<float>());
+      }
+    }
+    return cuts.size();
+  };
+  EXPECT_LE(thresholds(8), 8u);
+  EXPECT_GT(thresholds(256), 8u);
 }
 
 }  // namespace

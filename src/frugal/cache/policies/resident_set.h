@@ -5,6 +5,7 @@
 #ifndef FRUGAL_CACHE_POLICIES_RESIDENT_SET_H_
 #define FRUGAL_CACHE_POLICIES_RESIDENT_SET_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,24 @@ class ResidentSet {
     }
     for (size_t i = 0; i < k; ++i) out->push_back(items_[Next() % items_.size()]);
   }
+  // The same draw with each resident kept once, in the order first drawn:
+  // a small open-addressed set instead of sorting each sample.
+  void DistinctCandidates(size_t k, std::vector<uint32_t>* out) {
+    Candidates(k, out);
+    if (out->size() < 2 || items_.size() <= k) return;
+    size_t slots = 2;
+    while (slots < 2 * out->size()) slots *= 2;
+    seen_.assign(slots, kNone);
+    size_t kept = 0;
+    for (uint32_t x : *out) {
+      size_t h = (x * 0x9E3779B1u) & (slots - 1);
+      while (seen_[h] != kNone && seen_[h] != x) h = (h + 1) & (slots - 1);
+      if (seen_[h] == x) continue;
+      seen_[h] = x;
+      (*out)[kept++] = x;
+    }
+    out->resize(kept);
+  }
 
  private:
   uint64_t Next() {
@@ -44,8 +63,10 @@ class ResidentSet {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
   std::vector<uint32_t> items_;
   std::vector<int64_t> pos_;
+  std::vector<uint32_t> seen_;  // DistinctCandidates' scratch set
   uint64_t rng_;
 };
 
