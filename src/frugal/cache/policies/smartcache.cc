@@ -314,10 +314,10 @@ class SmartCache : public ResizingPolicy {
     // input) and empty ones, LRU; an output the trace wrote that a reader
     // has since read in full (a training shard after its first epoch), the
     // one used last first (a newcomer does not displace it, as for unknown
-    // patterns below); an output the trace wrote and no reader has read in full yet,
-    // the one used last first (its reader comes before the next epoch's);
-    // and last a temporary file written and not yet read back (a spill or
-    // shuffle file its reader is about to consume), LRU.
+    // patterns below); an output the trace wrote and no reader has read in
+    // full yet, the one used last first (its reader comes before the next
+    // epoch's); and last a temporary file written and not yet read back (a
+    // spill or shuffle file its reader is about to consume), LRU.
     if (!live_model_.fitted()) {
       if (f.consumed && f.temp) return 1.0 + 1.0 / (1.0 + last);
       if (!trace_.objects[x].created || f.size == 0) return -last;
