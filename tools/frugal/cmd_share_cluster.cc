@@ -134,8 +134,8 @@ nlohmann::json ToJson(const FragArgs& a, const FragExperimentOptions& o,
   return j;
 }
 
-void PrintTable(const FragExperimentResult& r, const char* title,
-                std::vector<double> share::FragPolicyResult::*metric) {
+void PrintFragTable(const FragExperimentResult& r, const char* title,
+                    std::vector<double> share::FragPolicyResult::*metric) {
   std::string line = fmt::format("{:<16}", title);
   for (double l : r.arrived_pct) line += fmt::format("{:>7}", fmt::format("{:g}%", l));
   std::fputs((line + "\n").c_str(), stdout);
@@ -157,7 +157,7 @@ int RunFrag(FragArgs a) {
     }
   }
   FragExperimentOptions o;
-  auto policies = share::ParsePolicyList(a.policy);
+  auto policies = share::ParsePlacementPolicyList(a.policy);
   if (!policies.ok()) return ReportError(policies.status());
   o.policies = *policies;
   auto seeds = ParseSeeds(a.seeds);
@@ -209,11 +209,11 @@ int RunFrag(FragArgs a) {
                  .c_str(),
              stdout);
   std::fputs("\nunallocated GPU % of capacity, by arrived workload\n", stdout);
-  PrintTable(*r, "policy", &share::FragPolicyResult::unallocated_gpu_pct);
+  PrintFragTable(*r, "policy", &share::FragPolicyResult::unallocated_gpu_pct);
   std::fputs("\nfragmented GPU % of capacity\n", stdout);
-  PrintTable(*r, "policy", &share::FragPolicyResult::frag_gpu_pct);
+  PrintFragTable(*r, "policy", &share::FragPolicyResult::frag_gpu_pct);
   std::fputs("\nfragmentation ratio % (fragmented / idle)\n", stdout);
-  PrintTable(*r, "policy", &share::FragPolicyResult::frag_ratio_pct);
+  PrintFragTable(*r, "policy", &share::FragPolicyResult::frag_ratio_pct);
   std::fputs("\nfailed pods (median)\n", stdout);
   for (const auto& p : r->results) {
     std::fputs(fmt::format("  {:<14}{:>7g}\n", p.policy, p.failed_pods).c_str(), stdout);

@@ -124,7 +124,7 @@ int RunExtender(ExtenderArgs a) {
     return ReportUsage(a.given_unused_by_check[0] + " does not apply with --check (it serves nothing)");
   }
   k8s::ExtenderOptions eo;
-  auto policy = share::ParsePolicyList(a.policy);
+  auto policy = share::ParsePlacementPolicyList(a.policy);
   if (!policy.ok()) return ReportError(policy.status().WithPrefix("--policy"));
   if (policy->size() != 1) return ReportUsage("--policy takes one placement policy, got '" + a.policy + "'");
   eo.policy = (*policy)[0];

@@ -289,7 +289,7 @@ nlohmann::json ResultJson(const SimResult& r, double exclusive_hours) {
 
 int RunSimulate(const SimulateArgs& a) {
   if (a.list) return PrintRegistry(SharingPolicies(), a.c.json);
-  Result<std::vector<std::string>> names = ParsePolicyList(a.policy);
+  Result<std::vector<std::string>> names = ParseSharingPolicyList(a.policy);
   if (!names.ok()) return ReportError(names.status());
   Result<std::unique_ptr<Env>> e = Load(a.c, true);
   if (!e.ok()) return ReportError(e.status());

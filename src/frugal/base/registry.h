@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace frugal {
 
@@ -36,6 +37,32 @@ std::string RowNames(std::span<const RegistryRow<Factory>> table) {
     out += row.name;
   }
   return out;
+}
+
+// "all", or a comma-separated list of row names, as the names in table / list order without
+// repeats. An unknown or empty name stops the parse: it is stored in *unknown and the result
+// is empty.
+template <typename Factory>
+std::vector<std::string> ParseRowList(std::span<const RegistryRow<Factory>> table,
+                                      std::string_view spec, std::string* unknown) {
+  std::vector<std::string> out;
+  if (spec == "all") {
+    for (const auto& row : table) out.emplace_back(row.name);
+    return out;
+  }
+  while (true) {
+    const size_t comma = spec.find(',');
+    const std::string_view name = spec.substr(0, comma);
+    if (FindRow(table, name) == nullptr) {
+      *unknown = std::string(name);
+      return {};
+    }
+    bool seen = false;
+    for (const auto& n : out) seen |= n == name;
+    if (!seen) out.emplace_back(name);
+    if (comma == std::string_view::npos) return out;
+    spec.remove_prefix(comma + 1);
+  }
 }
 
 }  // namespace frugal

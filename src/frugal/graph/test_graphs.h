@@ -15,8 +15,8 @@ inline TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
 }
 
 // An op of `kind` with the given tensors; costs not computed.
-inline Op MakeOp(const std::string& name, OpKind kind, std::vector<TensorInfo> in,
-                 std::vector<TensorInfo> out, const std::string& type = "") {
+inline Op MakeOp(const std::string& name, OpKind kind, std::vector<TensorInfo> in = {},
+                 std::vector<TensorInfo> out = {}, const std::string& type = "") {
   Op op;
   op.name = name;
   op.kind = kind;

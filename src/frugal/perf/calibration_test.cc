@@ -10,9 +10,7 @@ namespace frugal {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TheCatalog;
-
-const GpuSpec& Gpu(const char* name) { return *TheCatalog().FindGpu(name); }
+using testing::CatalogGpu;
 
 OpShape Shape(PerfOp op, int i) {
   OpShape s;
@@ -26,10 +24,10 @@ OpShape Shape(PerfOp op, int i) {
 // `n` rows of `op` on `gpu` measured at `factor` x the roofline.
 std::vector<TrainRow> Rows(const char* gpu, PerfOp op, int n, double factor) {
   std::vector<TrainRow> rows;
-  GpuFeatures f = *GpuFeaturesOf(Gpu(gpu));
+  GpuFeatures f = *GpuFeaturesOf(CatalogGpu(gpu));
   for (int i = 1; i <= n; ++i) {
     OpShape s = Shape(op, i);
-    rows.push_back(TrainRow{s, &Gpu(gpu), factor * RooflineMs(s, f)});
+    rows.push_back(TrainRow{s, &CatalogGpu(gpu), factor * RooflineMs(s, f)});
   }
   return rows;
 }
@@ -41,7 +39,7 @@ std::unique_ptr<OpTimeModel> Roofline() {
 
 double Predict(const OpTimeModel& m, PerfOp op, const char* gpu) {
   OpShape s = Shape(op, 3);
-  return (*m.PredictMs({&s, 1}, Gpu(gpu)))[0];
+  return (*m.PredictMs({&s, 1}, CatalogGpu(gpu)))[0];
 }
 
 TEST(Calibration, FitsTheMeasuredOverPredictedRatio) {

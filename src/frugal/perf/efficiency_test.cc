@@ -13,13 +13,13 @@ namespace {
 
 using testing::TheCatalog;
 
-const GpuSpec& Gpu(const char* name) { return testing::CatalogGpu(name); }
+using testing::CatalogGpu;
 
 // Large GEMMs at `tflops`, large adds at `gbps`, and small launches at the
 // floor, for one GPU and one campaign (source).
 void AddGpu(const char* name, double tflops, double gbps, int32_t source,
             std::vector<TrainRow>* rows) {
-  const GpuSpec& g = Gpu(name);
+  const GpuSpec& g = CatalogGpu(name);
   for (int i = 0; i < 40; ++i) {
     OpShape s;
     s.op = PerfOp::kLinear;
@@ -77,7 +77,7 @@ TEST(EfficiencyModel, KeepsMeasuredRatesAndFitsTheRule) {
   add.b = 400000;
   add.h = 4096;
   const OpShape shapes[] = {gemm, add};
-  auto t = (*m)->PredictMs(shapes, Gpu("A100-PCIE-40GB"));
+  auto t = (*m)->PredictMs(shapes, CatalogGpu("A100-PCIE-40GB"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   const double gemm_tflops = 2.0 * 65536 * 4096 * 1536 / ((*t)[0] * 1e9);
   const double add_gbps = 12.0 * 400000 * 4096 / ((*t)[1] * 1e6);

@@ -11,7 +11,7 @@
 namespace frugal {
 namespace {
 
-struct Errors {
+struct CellErrors {
   std::vector<double> ape;
   std::vector<double> signed_pct;  // 100 (predicted - measured) / measured
   std::string error;
@@ -19,7 +19,7 @@ struct Errors {
 };
 
 EvalRow Summarise(std::string_view model, const char* split, std::string op,
-                  std::string gpu, Errors e) {
+                  std::string gpu, CellErrors e) {
   EvalRow r;
   r.model = std::string(model);
   r.split = split;
@@ -45,14 +45,14 @@ using GroupKey = std::pair<int, std::string>;
 // GPU).
 Status ScoreModel(const OpTimeModel& m,
                   const std::vector<const TrainRow*>& test,
-                  std::map<GroupKey, Errors>* errors) {
+                  std::map<GroupKey, CellErrors>* errors) {
   std::map<GroupKey, std::vector<const TrainRow*>> groups;
   for (const auto* r : test)
     groups[{static_cast<int>(r->shape.op), r->gpu->name}].push_back(r);
   for (const auto& [key, members] : groups) {
     std::vector<OpShape> shapes;
     for (const auto* r : members) shapes.push_back(r->shape);
-    Errors& e = (*errors)[key];
+    CellErrors& e = (*errors)[key];
     Result<std::vector<double>> pred = m.PredictMs(shapes, *members[0]->gpu);
     if (!pred.ok()) {
       if (pred.status().code() == StatusCode::kInternal) return pred.status();
@@ -75,9 +75,9 @@ Status ScoreModel(const OpTimeModel& m,
 // calibrated on them into `calibrated`.
 Status Score(std::string_view model, const std::vector<TrainRow>& train,
              const std::vector<const TrainRow*>& test,
-             const TrainOptions& topts, std::map<GroupKey, Errors>* errors,
+             const TrainOptions& topts, std::map<GroupKey, CellErrors>* errors,
              const std::vector<TrainRow>& calibration = {},
-             std::map<GroupKey, Errors>* calibrated = nullptr) {
+             std::map<GroupKey, CellErrors>* calibrated = nullptr) {
   std::set<int> ops;
   for (const auto* r : test) ops.insert(static_cast<int>(r->shape.op));
   std::vector<TrainRow> fit_rows;
@@ -92,7 +92,7 @@ Status Score(std::string_view model, const std::vector<TrainRow>& train,
   if (!c.ok()) {
     if (c.status().code() == StatusCode::kInternal) return c.status();
     for (const auto* r : test) {
-      Errors& e = (*calibrated)[{static_cast<int>(r->shape.op), r->gpu->name}];
+      CellErrors& e = (*calibrated)[{static_cast<int>(r->shape.op), r->gpu->name}];
       e.error = c.status().message();
       ++e.failed;
     }
@@ -127,11 +127,11 @@ void SplitCalibrationRows(int per_group, uint64_t seed,
 }
 
 void Emit(std::string_view model, const char* split,
-          std::map<GroupKey, Errors> errors, std::vector<EvalRow>* out) {
-  std::map<int, Errors> by_op;
-  Errors overall;
+          std::map<GroupKey, CellErrors> errors, std::vector<EvalRow>* out) {
+  std::map<int, CellErrors> by_op;
+  CellErrors overall;
   for (auto& [key, e] : errors) {
-    Errors& agg = by_op[key.first];
+    CellErrors& agg = by_op[key.first];
     agg.ape.insert(agg.ape.end(), e.ape.begin(), e.ape.end());
     agg.signed_pct.insert(agg.signed_pct.end(), e.signed_pct.begin(),
                           e.signed_pct.end());
@@ -194,15 +194,15 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
         train.push_back(rows[i]);
       }
     }
-    std::map<GroupKey, Errors> errors;
+    std::map<GroupKey, CellErrors> errors;
     FRUGAL_RETURN_IF_ERROR(Score(model, train, test, options.train, &errors));
     Emit(model, "random", std::move(errors), &out);
   }
   if (options.leave_one_gpu_out) {
     std::set<std::string> gpus;
     for (const auto& r : rows) gpus.insert(r.gpu->name);
-    std::map<GroupKey, Errors> errors;
-    std::map<GroupKey, Errors> calibrated;
+    std::map<GroupKey, CellErrors> errors;
+    std::map<GroupKey, CellErrors> calibrated;
     for (const auto& g : gpus) {
       std::vector<TrainRow> train;
       std::vector<const TrainRow*> test;
@@ -223,7 +223,7 @@ Result<std::vector<EvalRow>> EvaluateOpTimeModel(
       if (!st.ok() && st.code() == StatusCode::kInternal) return st;
       if (!st.ok()) {
         for (const auto* r : test) {
-          Errors& e = errors[{static_cast<int>(r->shape.op), g}];
+          CellErrors& e = errors[{static_cast<int>(r->shape.op), g}];
           e.error = st.message();
           ++e.failed;
         }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "frugal/graph/op_cost.h"
+#include "frugal/graph/test_graphs.h"
 #include "frugal/graph/training.h"
 
 namespace frugal {
@@ -124,21 +125,9 @@ TEST(LearnedFeatures, BoardPowerOnlyForHeavyOpsAndOnlyWhenKnown) {
   EXPECT_TRUE(std::isnan(f[per_watt]));
 }
 
-Op MakeOp(const std::string& name, OpKind kind) {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  return op;
-}
-
-TensorInfo Act(const std::string& name, std::vector<int64_t> shape) {
-  return TensorInfo{name, DType::kFloat32, std::move(shape),
-                    TensorRole::kActivation};
-}
-TensorInfo Param(const std::string& name, std::vector<int64_t> shape) {
-  return TensorInfo{name, DType::kFloat32, std::move(shape),
-                    TensorRole::kParameter};
-}
+using testing::Act;
+using testing::MakeOp;
+using testing::Param;
 
 // x[2,3,16,16] -> conv 8x3x3 s2 p1 -> relu -> flatten -> linear 512->10
 // -> [2,1,10] x [2,10,5] bmm -> softmax -> exp.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/graph/test_graphs.h"
 #include "frugal/perf/test_catalog.h"
 
 #include <algorithm>
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 using testing::TheCatalog;
 
-const GpuSpec& Gpu(const char* name) { return testing::CatalogGpu(name); }
+using testing::CatalogGpu;
 
 OpShape ShapeFor(PerfOp op, int i) {
   OpShape s;
@@ -56,7 +57,7 @@ OpShape ShapeFor(PerfOp op, int i) {
 std::vector<TrainRow> SyntheticRows() {
   std::vector<TrainRow> rows;
   for (const char* name : {"T4", "V100-PCIE-32GB", "A100-PCIE-40GB"}) {
-    const GpuSpec& g = Gpu(name);
+    const GpuSpec& g = CatalogGpu(name);
     GpuFeatures f = *GpuFeaturesOf(g);
     for (PerfOp op : AllPerfOps()) {
       for (int i = 0; i < 60; ++i) {
@@ -77,12 +78,7 @@ TrainOptions FastOptions() {
   return t;
 }
 
-Op MakeOp(const std::string& name, OpKind kind) {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  return op;
-}
+using testing::MakeOp;
 
 std::unique_ptr<OpTimeModel> Must(Result<std::unique_ptr<OpTimeModel>> r) {
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -120,7 +116,7 @@ TEST_P(OpTimeModelConformance, NameMatchesRegistry) {
 TEST_P(OpTimeModelConformance, PredictsPositiveTimesForEveryOpType) {
   auto m = Trained();
   ASSERT_TRUE(m);
-  Result<std::vector<double>> t = m->PredictMs(Probe(), Gpu("T4"));
+  Result<std::vector<double>> t = m->PredictMs(Probe(), CatalogGpu("T4"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   ASSERT_EQ(t->size(), Probe().size());
   for (double v : *t) {
@@ -132,7 +128,7 @@ TEST_P(OpTimeModelConformance, PredictsPositiveTimesForEveryOpType) {
 TEST_P(OpTimeModelConformance, SaveLoadRoundTripsBothFormats) {
   auto m = Trained();
   ASSERT_TRUE(m);
-  std::vector<double> want = *m->PredictMs(Probe(), Gpu("V100-PCIE-32GB"));
+  std::vector<double> want = *m->PredictMs(Probe(), CatalogGpu("V100-PCIE-32GB"));
   for (const char* ext : {".json", ".ubj"}) {
     std::string path = TempPath(ext);
     ASSERT_TRUE(SaveOpTimeModel(*m, path).ok());
@@ -141,7 +137,7 @@ TEST_P(OpTimeModelConformance, SaveLoadRoundTripsBothFormats) {
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ((*back)->name(), GetParam());
     std::vector<double> got =
-        *(*back)->PredictMs(Probe(), Gpu("V100-PCIE-32GB"));
+        *(*back)->PredictMs(Probe(), CatalogGpu("V100-PCIE-32GB"));
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_NEAR(got[i], want[i], 1e-6 * want[i]) << ext;
@@ -157,7 +153,7 @@ TEST_P(OpTimeModelConformance, SameSeedSameModel) {
 TEST_P(OpTimeModelConformance, GpuWithoutFp32FigureIsAnError) {
   auto m = Trained();
   ASSERT_TRUE(m);
-  GpuSpec g = Gpu("T4");
+  GpuSpec g = CatalogGpu("T4");
   g.fp32_tflops.reset();
   if (GetParam() == "ceer") return;  // ceer never reads catalog figures
   EXPECT_FALSE(m->PredictMs(Probe(), g).ok());
@@ -177,7 +173,7 @@ TEST(OpTimeModels, RegistryListsFourModels) {
 
 TEST(CeerModel, RefusesGpusWithoutMeasurements) {
   auto m = Must(TrainOpTimeModel("ceer", SyntheticRows(), FastOptions()));
-  Result<std::vector<double>> t = m->PredictMs(Probe(), Gpu("H100"));
+  Result<std::vector<double>> t = m->PredictMs(Probe(), CatalogGpu("H100"));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), StatusCode::kNotFound);
   EXPECT_NE(t.status().message().find("H100-SXM5-80GB"), std::string::npos);
@@ -187,7 +183,7 @@ TEST(CeerModel, RefusesGpusWithoutMeasurements) {
 TEST(CeerModel, FitsLinearTimesOfHeavyOpsExactly) {
   // Times linear in FLOPs are inside the regression's span.
   std::vector<TrainRow> rows;
-  const GpuSpec& g = Gpu("T4");
+  const GpuSpec& g = CatalogGpu("T4");
   for (int i = 0; i < 50; ++i) {
     OpShape s = ShapeFor(PerfOp::kLinear, i);
     rows.push_back(TrainRow{s, &g, 0.01 + 2e-9 * WorkOf(s).flops});
@@ -201,14 +197,14 @@ TEST(CeerModel, FitsLinearTimesOfHeavyOpsExactly) {
 TEST(LearnedModel, PricesGpusItHasNotSeen) {
   auto m = Must(TrainOpTimeModel("learned", SyntheticRows(), FastOptions()));
   for (const char* gpu : {"H100", "L4", "H200"}) {
-    Result<std::vector<double>> t = m->PredictMs(Probe(), Gpu(gpu));
+    Result<std::vector<double>> t = m->PredictMs(Probe(), CatalogGpu(gpu));
     ASSERT_TRUE(t.ok()) << gpu << ": " << t.status().ToString();
     for (double v : *t) EXPECT_GT(v, 0) << gpu;
   }
   // A faster GPU is not slower on a large GEMM.
   OpShape big{.op = PerfOp::kLinear, .m = 4096, .n = 4096, .k = 4096};
-  double t4 = (*m->PredictMs({&big, 1}, Gpu("T4")))[0];
-  double h100 = (*m->PredictMs({&big, 1}, Gpu("H100")))[0];
+  double t4 = (*m->PredictMs({&big, 1}, CatalogGpu("T4")))[0];
+  double h100 = (*m->PredictMs({&big, 1}, CatalogGpu("H100")))[0];
   EXPECT_LT(h100, t4);
 }
 
@@ -239,20 +235,20 @@ TEST(PredictOp, FallsBackToRooflineWithoutMeasurements) {
   exp.outputs = {TensorInfo{"y", DType::kFloat32, {1000, 1000}}};
   exp.flops = 1e6;
   exp.bytes_read = exp.bytes_written = 4000000;
-  Result<OpTimePrediction> p = PredictOp(*m, exp, Gpu("T4"));
+  Result<OpTimePrediction> p = PredictOp(*m, exp, CatalogGpu("T4"));
   ASSERT_TRUE(p.ok());
   EXPECT_TRUE(p->fallback);
   EXPECT_NEAR(p->time_ms, 1e3 * 8e6 / 320e9 + kLaunchOverheadMs, 1e-9);
 
   Op relu = exp;
   relu.kind = OpKind::kRelu;
-  p = PredictOp(*m, relu, Gpu("T4"));
+  p = PredictOp(*m, relu, CatalogGpu("T4"));
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(p->fallback);
   EXPECT_EQ(p->basis, "relu");
 
   Op view = MakeOp("view", OpKind::kReshape);
-  p = PredictOp(*m, view, Gpu("T4"));
+  p = PredictOp(*m, view, CatalogGpu("T4"));
   ASSERT_TRUE(p.ok());
   EXPECT_TRUE(p->fallback);
   EXPECT_EQ(p->time_ms, 0);
@@ -263,7 +259,7 @@ TEST(PredictOp, CeerErrorsAreNotHiddenByTheFallback) {
   Op relu = MakeOp("relu", OpKind::kRelu);
   relu.inputs = {TensorInfo{"x", DType::kFloat32, {8, 8}}};
   relu.outputs = {TensorInfo{"y", DType::kFloat32, {8, 8}}};
-  EXPECT_EQ(PredictOp(*m, relu, Gpu("H100")).status().code(),
+  EXPECT_EQ(PredictOp(*m, relu, CatalogGpu("H100")).status().code(),
             StatusCode::kNotFound);
 }
 
@@ -272,7 +268,7 @@ TEST(BundledModel, LoadsAndPredictsIfPresent) {
   if (!fs::exists(path)) GTEST_SKIP() << path << " not shipped";
   Result<std::unique_ptr<OpTimeModel>> m = LoadOpTimeModel(path);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
-  Result<std::vector<double>> t = (*m)->PredictMs(Probe(), Gpu("H100"));
+  Result<std::vector<double>> t = (*m)->PredictMs(Probe(), CatalogGpu("H100"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
 }
 

@@ -1,6 +1,7 @@
 #include "frugal/place/chain_bound.h"
 
 #include "frugal/place/comm_bound.h"
+#include "frugal/place/lp_model.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,7 +10,6 @@
 namespace frugal::place {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kMaxBlock = 48;   // path positions per NoCut block
 constexpr int kMaxWindow = 64;  // path positions per window item
 

@@ -4,10 +4,11 @@
 #include <limits>
 #include <map>
 
+#include "frugal/place/lp_model.h"
+
 namespace frugal::place {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 
 // One machine, jobs (release, processing): release order is optimal.

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "frugal/place/lp_model.h"
+
 namespace frugal::place {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Cheapest transfer of the slowest edge u -> v.
 double PairCost(const PlacementProblem& p, int u, int v) {

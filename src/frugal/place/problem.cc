@@ -33,8 +33,6 @@ int Find(std::vector<int>& parent, int x) {
   return x;
 }
 
-std::string GiB(double bytes) { return fmt::format("{:.3f} GiB", bytes / (1 << 30)); }
-
 // The longest run of leading dot-separated components `a` and `b` share.
 std::string EnclosingBoth(const std::string& a, const std::string& b) {
   size_t end = 0;
@@ -232,14 +230,14 @@ Status PlacementProblem::Finalize() {
       return InvalidArgument(fmt::format(
           "{}: memory too small for any placement: {}op {} '{}' and its colocated ops{} need "
           "{} but a device has {}",
-          name, module, op, op_names[op], module.empty() ? "" : ")", GiB(group_mem_bytes[g]),
-          GiB(max_cap)));
+          name, module, op, op_names[op], module.empty() ? "" : ")", FormatGiB(group_mem_bytes[g]),
+          FormatGiB(max_cap)));
     }
   }
   if (static_cast<double>(total_mem_bytes()) > sum_cap) {
     return InvalidArgument(fmt::format(
         "{}: memory too small for any placement: the ops need {} but {} devices hold {}",
-        name, GiB(total_mem_bytes()), num_devices, GiB(sum_cap)));
+        name, FormatGiB(total_mem_bytes()), num_devices, FormatGiB(sum_cap)));
   }
   return Status::Ok();
 }
@@ -320,5 +318,7 @@ bool RepairGroupMemory(const PlacementProblem& p, std::vector<int>* group_device
   }
   return true;
 }
+
+std::string FormatGiB(double bytes) { return fmt::format("{:.3f} GiB", bytes / (1 << 30)); }
 
 }  // namespace frugal::place

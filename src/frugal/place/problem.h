@@ -109,6 +109,9 @@ Result<PlacementProblem> BuildProblem(const OpGraph& graph,
 // not fit. REQUIRES: group_device->size() == p.num_groups.
 bool RepairGroupMemory(const PlacementProblem& p, std::vector<int>* group_device);
 
+// "1.234 GiB": a byte count in the module's error messages.
+std::string FormatGiB(double bytes);
+
 }  // namespace frugal::place
 
 #endif  // FRUGAL_PLACE_PROBLEM_H_

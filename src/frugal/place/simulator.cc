@@ -168,8 +168,6 @@ class Engine {
   int done_ = 0;
 };
 
-std::string GiB(double bytes) { return fmt::format("{:.3f} GiB", bytes / (1 << 30)); }
-
 }  // namespace
 
 SimResult Simulate(const PlacementProblem& p, const Placement& pl, const SimOptions& options) {
@@ -228,7 +226,7 @@ SimResult Simulate(const PlacementProblem& p, const Placement& pl, const SimOpti
     for (int d = 0; d < k; ++d) {
       if (static_cast<double>(r.device_peak_mem_bytes[d]) > p.device_mem_bytes[d]) {
         return reject(fmt::format("device {} needs {} but holds {}", d,
-                                  GiB(r.device_peak_mem_bytes[d]), GiB(p.device_mem_bytes[d])));
+                                  FormatGiB(r.device_peak_mem_bytes[d]), FormatGiB(p.device_mem_bytes[d])));
       }
     }
   }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "frugal/base/file_io.h"
+#include "frugal/report/test_text.h"
 
 namespace frugal::report {
 namespace {
@@ -29,11 +30,7 @@ std::string Temp(const std::string& name, const std::string& text) {
   return path;
 }
 
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::CountOccurrences;
 
 TEST(Report, EveryKindRendersIntoItsSystemsSection) {
   Result<Report> r = BuildReport(Paths(kAll));
@@ -52,8 +49,8 @@ TEST(Report, EveryKindRendersIntoItsSystemsSection) {
   EXPECT_EQ(r->html.find("http://"), r->html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(r->html.find("https://"), std::string::npos);
   EXPECT_EQ(r->html.find("nan"), std::string::npos);
-  EXPECT_GE(Count(r->html, "<svg "), 15);
-  EXPECT_EQ(Count(r->html, "<svg "), Count(r->html, "</svg>"));
+  EXPECT_GE(CountOccurrences(r->html, "<svg "), 15);
+  EXPECT_EQ(CountOccurrences(r->html, "<svg "), CountOccurrences(r->html, "</svg>"));
 }
 
 TEST(Report, SameInputsSameBytes) {
@@ -239,8 +236,8 @@ TEST(Report, CacheCurvesSvgIsOneFileWithBothPanels) {
   EXPECT_EQ(svg.rfind("<svg xmlns", 0), 0u);
   EXPECT_NE(svg.find("curves: miss ratio"), std::string::npos);
   EXPECT_NE(svg.find("curves: byte miss ratio"), std::string::npos);
-  EXPECT_EQ(Count(svg, "<svg"), 3);
-  EXPECT_EQ(Count(svg, "</svg>"), 3);
+  EXPECT_EQ(CountOccurrences(svg, "<svg"), 3);
+  EXPECT_EQ(CountOccurrences(svg, "</svg>"), 3);
 }
 
 }  // namespace

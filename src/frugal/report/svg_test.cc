@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/report/test_text.h"
+
 namespace frugal::report {
 namespace {
 
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::CountOccurrences;
 
 void ExpectFiniteNumbers(const std::string& svg) {
   EXPECT_EQ(svg.find("nan"), std::string::npos) << svg.substr(0, 400);
@@ -37,7 +35,7 @@ TEST(Svg, XYChartHasAxesLegendAndOneLinePerSeries) {
   c.refs.push_back({false, 0.5, "target"});
   const std::string svg = XYChartSvg(c);
   EXPECT_NE(svg.find("Curves &lt;1&gt;"), std::string::npos);
-  EXPECT_EQ(Count(svg, "<polyline"), 2);
+  EXPECT_EQ(CountOccurrences(svg, "<polyline"), 2);
   EXPECT_NE(svg.find(">size (%)</text>"), std::string::npos);
   EXPECT_NE(svg.find("miss ratio</text>"), std::string::npos);
   EXPECT_NE(svg.find(">smartcache</text>"), std::string::npos);
@@ -51,7 +49,7 @@ TEST(Svg, LogAxisDropsValuesItCannotShow) {
   XYChart c{"t", {"x", true}, {"y", true}};
   c.series.push_back({"s", {0, -1, 10, 1000}, {1, 2, 0, 5}});
   const std::string svg = XYChartSvg(c);
-  EXPECT_EQ(Count(svg, "</circle>"), 1);  // only (1000, 5) is positive on both axes
+  EXPECT_EQ(CountOccurrences(svg, "</circle>"), 1);  // only (1000, 5) is positive on both axes
   EXPECT_NE(svg.find("log scale"), std::string::npos);
   ExpectFiniteNumbers(svg);
 }
@@ -68,7 +66,7 @@ TEST(Svg, DegenerateChartsStayFinite) {
 TEST(Svg, BarChartDrawsOneBarPerFiniteValue) {
   BarChart b{"bars", "time (ms)", {"a", "b"}, {"g1", "g2"}, {{1, NAN}, {-2, 3}}};
   const std::string svg = BarChartSvg(b);
-  EXPECT_EQ(Count(svg, "</rect>"), 3);  // bars carry hover text; legend boxes do not
+  EXPECT_EQ(CountOccurrences(svg, "</rect>"), 3);  // bars carry hover text; legend boxes do not
   EXPECT_NE(svg.find(">g2<title>g2</title></text>"), std::string::npos);
   ExpectFiniteNumbers(svg);
   b.stacked = true;
@@ -85,7 +83,7 @@ TEST(Svg, GanttMergesSliversAndKeepsWideBars) {
   EXPECT_EQ(svg.find("zero-length"), std::string::npos);
   // 1000 slivers of 1 us on a 100 ms axis merge into bars about a pixel wide.
   EXPECT_NE(svg.find(" ops, 0.000-"), std::string::npos);
-  EXPECT_LT(Count(svg, "</rect>"), 15);
+  EXPECT_LT(CountOccurrences(svg, "</rect>"), 15);
   ExpectFiniteNumbers(svg);
 }
 

@@ -33,24 +33,12 @@ Result<std::unique_ptr<PlacementPolicy>> MakePlacementPolicy(std::string_view na
   return row->factory();
 }
 
-Result<std::vector<std::string>> ParsePolicyList(std::string_view list) {
-  std::vector<std::string> out;
-  if (list == "all") {
-    for (const auto& row : PlacementPolicies()) out.emplace_back(row.name);
-    return out;
-  }
-  while (true) {
-    const size_t comma = list.find(',');
-    const std::string_view name = list.substr(0, comma);
-    if (FindRow(PlacementPolicies(), name) == nullptr) {
-      return NotFound("unknown policy '" + std::string(name) + "' (" +
-                      RowNames(PlacementPolicies()) + ", or all)");
-    }
-    bool dup = false;
-    for (const auto& n : out) dup |= n == name;
-    if (!dup) out.emplace_back(name);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
+Result<std::vector<std::string>> ParsePlacementPolicyList(std::string_view list) {
+  std::string unknown;
+  std::vector<std::string> out = ParseRowList(PlacementPolicies(), list, &unknown);
+  if (out.empty()) {
+    return NotFound("unknown policy '" + unknown + "' (" + RowNames(PlacementPolicies()) +
+                    ", or all)");
   }
   return out;
 }

@@ -23,7 +23,7 @@ std::span<const RegistryRow<PolicyFactory>> PlacementPolicies();
 Result<std::unique_ptr<PlacementPolicy>> MakePlacementPolicy(std::string_view name);
 
 // "all" or a comma-separated list of names, in table order for "all".
-Result<std::vector<std::string>> ParsePolicyList(std::string_view list);
+Result<std::vector<std::string>> ParsePlacementPolicyList(std::string_view list);
 
 }  // namespace frugal::share
 

@@ -68,8 +68,8 @@ TEST(Registry, ListsFgdsSixAndGshare) {
   EXPECT_EQ(AllPolicies(), (std::vector<std::string>{"random", "dotprod", "gpu-clustering",
                                                      "gpu-packing", "best-fit", "fgd", "gshare"}));
   EXPECT_FALSE(MakePlacementPolicy("lru").ok());
-  EXPECT_FALSE(ParsePolicyList("fgd,nope").ok());
-  EXPECT_EQ(ParsePolicyList("fgd,best-fit,fgd")->size(), 2u);
+  EXPECT_FALSE(ParsePlacementPolicyList("fgd,nope").ok());
+  EXPECT_EQ(ParsePlacementPolicyList("fgd,best-fit,fgd")->size(), 2u);
 }
 
 TEST(BestFit, PrefersTheFullerNode) {

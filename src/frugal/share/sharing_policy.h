@@ -172,7 +172,7 @@ std::unique_ptr<SharingPolicy> NewGshareSharingPolicy();
 std::span<const RegistryRow<SharingPolicyFactory>> SharingPolicies();
 Result<std::unique_ptr<SharingPolicy>> NewSharingPolicy(std::string_view name);
 // "all" or "a,b": the named policies, in table order for "all".
-Result<std::vector<std::string>> ParsePolicyList(const std::string& spec);
+Result<std::vector<std::string>> ParseSharingPolicyList(std::string_view spec);
 
 // Shared by policies: the smallest MPS share (5 % steps) at which service
 // slot `i` of `g` meets its target, given the other slots; 0 when none.

@@ -50,13 +50,13 @@ INSTANTIATE_TEST_SUITE_P(All, PolicyConformance,
 
 TEST(Registry, ListsAndParses) {
   EXPECT_EQ(SharingPolicies().size(), 5u);
-  auto all = ParsePolicyList("all");
+  auto all = ParseSharingPolicyList("all");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 5u);
-  auto two = ParsePolicyList("gshare,exclusive,gshare");
+  auto two = ParseSharingPolicyList("gshare,exclusive,gshare");
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(*two, (std::vector<std::string>{"gshare", "exclusive"}));
-  EXPECT_FALSE(ParsePolicyList("gshare,nope").ok());
+  EXPECT_FALSE(ParseSharingPolicyList("gshare,nope").ok());
   EXPECT_FALSE(NewSharingPolicy("nope").ok());
 }
 

@@ -1,7 +1,5 @@
 // The one table of sharing policies. `frugal share simulate --list-policies`
 // prints it.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "frugal/share/sharing_policy.h"
@@ -35,24 +33,12 @@ Result<std::unique_ptr<SharingPolicy>> NewSharingPolicy(std::string_view name) {
   return row->factory();
 }
 
-Result<std::vector<std::string>> ParsePolicyList(const std::string& spec) {
-  std::vector<std::string> out;
-  if (spec == "all") {
-    for (const auto& r : SharingPolicies()) out.push_back(r.name);
-    return out;
-  }
-  size_t start = 0;
-  while (start <= spec.size()) {
-    const size_t comma = spec.find(',', start);
-    const std::string name =
-        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (FindRow(SharingPolicies(), name) == nullptr) {
-      return NotFound(fmt::format("unknown sharing policy '{}' (known: {}, or all)", name,
-                                  RowNames(SharingPolicies())));
-    }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+Result<std::vector<std::string>> ParseSharingPolicyList(std::string_view spec) {
+  std::string unknown;
+  std::vector<std::string> out = ParseRowList(SharingPolicies(), spec, &unknown);
+  if (out.empty()) {
+    return NotFound(fmt::format("unknown sharing policy '{}' (known: {}, or all)", unknown,
+                                RowNames(SharingPolicies())));
   }
   return out;
 }

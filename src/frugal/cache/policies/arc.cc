@@ -18,12 +18,12 @@
 namespace frugal::cache {
 namespace {
 
-enum class Where : uint8_t { kNone, kT1, kT2, kB1, kB2 };
+enum class ArcList : uint8_t { kNone, kT1, kT2, kB1, kB2 };
 
 class Arc : public CachePolicy {
  public:
   Arc(const PolicyOptions& o, ArcGhostTrim trim)
-      : CachePolicy(o), trim_(trim), arena_(o.slots()), where_(o.slots(), Where::kNone),
+      : CachePolicy(o), trim_(trim), arena_(o.slots()), where_(o.slots(), ArcList::kNone),
         ghost_size_(o.slots(), 0),
         t1_(&arena_), t2_(&arena_), b1_(&arena_), b2_(&arena_) {}
 
@@ -31,32 +31,32 @@ class Arc : public CachePolicy {
     const uint32_t x = r.obj;
     in_b1_ = in_b2_ = false;
     switch (where_[x]) {
-      case Where::kT1:
+      case ArcList::kT1:
         t1_.Remove(x);
         t1_.bytes -= ResidentSize(x);
         t2_.PushHead(x);
         t2_.bytes += r.obj_size;
-        where_[x] = Where::kT2;
+        where_[x] = ArcList::kT2;
         Resize(x, r.obj_size);
         return true;
-      case Where::kT2:
+      case ArcList::kT2:
         t2_.MoveToHead(x);
         t2_.bytes += r.obj_size - ResidentSize(x);
         Resize(x, r.obj_size);
         return true;
-      case Where::kB1:
+      case ArcList::kB1:
         in_b1_ = true;
         p_ = std::min(p_ + std::max(static_cast<double>(b2_.bytes) / static_cast<double>(b1_.bytes), 1.0),
                       static_cast<double>(capacity_));
         DropGhost(b1_, x);
         break;
-      case Where::kB2:
+      case ArcList::kB2:
         in_b2_ = true;
         p_ = std::max(p_ - std::max(static_cast<double>(b1_.bytes) / static_cast<double>(b2_.bytes), 1.0),
                       0.0);
         DropGhost(b2_, x);
         break;
-      case Where::kNone:
+      case ArcList::kNone:
         break;
     }
     if (!Fits(r.obj_size)) return false;
@@ -71,20 +71,20 @@ class Arc : public CachePolicy {
     DList& into = ghost_hit ? t2_ : t1_;
     into.PushHead(x);
     into.bytes += r.obj_size;
-    where_[x] = ghost_hit ? Where::kT2 : Where::kT1;
+    where_[x] = ghost_hit ? ArcList::kT2 : ArcList::kT1;
     AddResident(x, r.obj_size);
     return false;
   }
 
   void Delete(uint32_t x) override {
     switch (where_[x]) {
-      case Where::kT1: t1_.Remove(x); t1_.bytes -= ResidentSize(x); DropResident(x); break;
-      case Where::kT2: t2_.Remove(x); t2_.bytes -= ResidentSize(x); DropResident(x); break;
-      case Where::kB1: b1_.Remove(x); b1_.bytes -= ghost_size_[x]; break;
-      case Where::kB2: b2_.Remove(x); b2_.bytes -= ghost_size_[x]; break;
-      case Where::kNone: break;
+      case ArcList::kT1: t1_.Remove(x); t1_.bytes -= ResidentSize(x); DropResident(x); break;
+      case ArcList::kT2: t2_.Remove(x); t2_.bytes -= ResidentSize(x); DropResident(x); break;
+      case ArcList::kB1: b1_.Remove(x); b1_.bytes -= ghost_size_[x]; break;
+      case ArcList::kB2: b2_.Remove(x); b2_.bytes -= ghost_size_[x]; break;
+      case ArcList::kNone: break;
     }
-    where_[x] = Where::kNone;
+    where_[x] = ArcList::kNone;
   }
 
  private:
@@ -97,7 +97,7 @@ class Arc : public CachePolicy {
   void DropGhost(DList& ghost, uint32_t x) {
     ghost.Remove(x);
     ghost.bytes -= ghost_size_[x];
-    where_[x] = Where::kNone;
+    where_[x] = ArcList::kNone;
   }
 
   // REPLACE of the paper: demote the LRU end of T1 or T2 to its ghost list.
@@ -105,20 +105,20 @@ class Arc : public CachePolicy {
     const double t1 = static_cast<double>(t1_.bytes);
     const bool from_t1 = (t1_.bytes > 0 && (t1 > p_ || (t1 == p_ && in_b2_))) || t2_.empty();
     if (from_t1) {
-      Demote(t1_, b1_, Where::kB1);
+      Demote(t1_, b1_, ArcList::kB1);
     } else {
-      Demote(t2_, b2_, Where::kB2);
+      Demote(t2_, b2_, ArcList::kB2);
     }
   }
 
   // Ghost lists are trimmed only by case IV (EvictOnMiss).
-  void Demote(DList& from, DList& ghost, Where w) {
+  void Demote(DList& from, DList& ghost, ArcList w) {
     const uint32_t v = from.tail();
     const int64_t s = ResidentSize(v);
     from.Remove(v);
     from.bytes -= s;
     DropResident(v);
-    where_[v] = Where::kNone;
+    where_[v] = ArcList::kNone;
     ghost.PushHead(v);
     ghost.bytes += s;
     ghost_size_[v] = s;
@@ -135,7 +135,7 @@ class Arc : public CachePolicy {
         const uint32_t v = t1_.tail();
         t1_.Remove(v);
         t1_.bytes -= ResidentSize(v);
-        where_[v] = Where::kNone;
+        where_[v] = ArcList::kNone;
         DropResident(v);
       }
     } else {
@@ -154,7 +154,7 @@ class Arc : public CachePolicy {
 
   ArcGhostTrim trim_;
   ListArena arena_;
-  std::vector<Where> where_;
+  std::vector<ArcList> where_;
   std::vector<int64_t> ghost_size_;
   DList t1_, t2_, b1_, b2_;
   double p_ = 0;

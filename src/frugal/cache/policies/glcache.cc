@@ -32,7 +32,7 @@
 namespace frugal::cache {
 namespace {
 
-constexpr int kFeatures = 12;
+constexpr int kGroupFeatures = 12;
 constexpr int64_t kGroups = 32;          // groups a full cache holds
 constexpr size_t kMaxObjects = 4096;     // objects per group at most
 constexpr int64_t kSnapshotEvery = 1024;
@@ -63,8 +63,8 @@ struct ObjState {
   int64_t hits = 0;          // since it entered its group
 };
 
-struct Row {
-  float x[kFeatures];
+struct GroupRow {
+  float x[kGroupFeatures];
   int64_t group;
   int64_t at;       // request index of the snapshot
   int64_t horizon;
@@ -190,7 +190,7 @@ class GlCache : public ResizingPolicy {
     if (r.kind == RequestKind::kRead && s.group != kNoGroup && s.group >= base_) {
       Group& g = group(s.group);
       for (int64_t id : g.rows) {
-        Row& row = rows_[static_cast<size_t>(id - rows_base_)];
+        GroupRow& row = rows_[static_cast<size_t>(id - rows_base_)];
         if (row.at > s.last_read) row.utility += static_cast<double>(r.bytes) / static_cast<double>(index - row.at);
       }
     }
@@ -209,7 +209,7 @@ class GlCache : public ResizingPolicy {
     for (int64_t id : live_) {
       if (id == open_) continue;
       Group& g = group(id);
-      Row row;
+      GroupRow row;
       Features(g, index, row.x);
       row.group = id;
       row.at = index;
@@ -223,9 +223,9 @@ class GlCache : public ResizingPolicy {
   }
 
   void Close() {
-    const Row& row = rows_.front();
+    const GroupRow& row = rows_.front();
     const double utility = row.utility / static_cast<double>(row_bytes_.front());
-    std::copy(row.x, row.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
+    std::copy(row.x, row.x + kGroupFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kGroupFeatures));
     // Scaled by the horizon so that labels of caches of any size are O(1).
     window_y_[cursor_.slot] = static_cast<float>(std::log1p(utility * static_cast<double>(row.horizon)));
     cursor_.Advance();
@@ -246,7 +246,7 @@ class GlCache : public ResizingPolicy {
 
   void Retrain() {
     new_labels_ = 0;
-    if (model_.Fit(Prefix(window_x_, cursor_.rows * kFeatures), kFeatures, Prefix(window_y_, cursor_.rows)).ok()) {
+    if (model_.Fit(Prefix(window_x_, cursor_.rows * kGroupFeatures), kGroupFeatures, Prefix(window_y_, cursor_.rows)).ok()) {
       ++retrains_;
       ranked_at_ = -kRankEvery;  // re-rank with the new model
     }
@@ -260,11 +260,11 @@ class GlCache : public ResizingPolicy {
     for (int64_t id : live_) {
       if (id == open_) continue;
       ranking_.push_back(id);
-      x.resize(x.size() + kFeatures);
-      Features(group(id), index, &x[x.size() - kFeatures]);
+      x.resize(x.size() + kGroupFeatures);
+      Features(group(id), index, &x[x.size() - kGroupFeatures]);
     }
     std::vector<float> pred(ranking_.size());
-    model_.PredictBatch(x.data(), ranking_.size(), kFeatures, pred.data());
+    model_.PredictBatch(x.data(), ranking_.size(), kGroupFeatures, pred.data());
     std::vector<size_t> order(ranking_.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pred[a] > pred[b]; });
@@ -345,11 +345,11 @@ class GlCache : public ResizingPolicy {
   int64_t open_ = kNoGroup;
   GbdtRegressor model_;
   const int64_t group_bytes_;
-  std::deque<Row> rows_;
+  std::deque<GroupRow> rows_;
   std::deque<int64_t> row_bytes_;
   int64_t rows_base_ = 0;
   int64_t last_snapshot_ = 0;
-  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kGroupFeatures);
   std::vector<float> window_y_ = std::vector<float>(kTrainWindow);
   WindowCursor cursor_;
   size_t new_labels_ = 0;

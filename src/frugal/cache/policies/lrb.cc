@@ -20,18 +20,18 @@ namespace frugal::cache {
 namespace {
 
 constexpr int kGaps = 6;
-constexpr int kFeatures = kGaps + 4;
+constexpr int kLrbFeatures = kGaps + 4;
 constexpr int64_t kCensorUs = 2LL * 86400 * 1000000;
-constexpr size_t kCandidates = 64;
+constexpr size_t kLrbCandidates = 64;
 
-struct Sample {
-  float x[kFeatures];
+struct LrbSample {
+  float x[kLrbFeatures];
   int64_t time_us;
   uint32_t obj;
   bool done = false;
 };
 
-struct ObjState {
+struct LrbObject {
   int64_t times[kGaps + 1];  // last access times, newest first
   int n = 0;
   int64_t count = 0;
@@ -60,7 +60,7 @@ class Lrb : public ResizingPolicy {
   }
 
   void Delete(uint32_t x) override {
-    ObjState& s = objs_[x];
+    LrbObject& s = objs_[x];
     if (s.pending >= 0) Label(s.pending, kCensorUs);
     s.pending = -1;
     if (Resident(x)) {
@@ -75,7 +75,7 @@ class Lrb : public ResizingPolicy {
   static constexpr uint32_t kNil32 = UINT32_MAX;
 
   void EvictOne(uint32_t keep) {
-    residents_.Candidates(kCandidates, &cand_);
+    residents_.Candidates(kLrbCandidates, &cand_);
     uint32_t best = kNil32;
     int64_t best_key = 0;
     for (uint32_t v : cand_) {
@@ -101,7 +101,7 @@ class Lrb : public ResizingPolicy {
       samples_.pop_front();
       ++base_;
     }
-    ObjState& s = objs_[r.obj];
+    LrbObject& s = objs_[r.obj];
     if (s.pending >= 0) {
       Label(s.pending, now - samples_[s.pending - base_].time_us);
       s.pending = -1;
@@ -110,7 +110,7 @@ class Lrb : public ResizingPolicy {
     s.times[0] = now;
     s.n = std::min(s.n + 1, kGaps + 1);
     ++s.count;
-    Sample smp;
+    LrbSample smp;
     smp.time_us = now;
     smp.obj = r.obj;
     for (int k = 0; k < kGaps; ++k) {
@@ -122,7 +122,7 @@ class Lrb : public ResizingPolicy {
     smp.x[kGaps + 2] = r.kind == RequestKind::kWrite ? 0.f : 1.f;
     smp.x[kGaps + 3] = static_cast<float>((now / 1000000) % 86400) / 3600.f;
     if (model_.fitted()) {
-      const double gap_s = std::expm1(static_cast<double>(model_.Predict(smp.x, kFeatures)));
+      const double gap_s = std::expm1(static_cast<double>(model_.Predict(smp.x, kLrbFeatures)));
       s.pred_next_us = now + static_cast<int64_t>(std::max(0.0, gap_s) * 1e6);
     }
     s.pending = base_ + static_cast<int64_t>(samples_.size());
@@ -131,28 +131,28 @@ class Lrb : public ResizingPolicy {
   }
 
   void Label(int64_t id, int64_t gap_us) {
-    Sample& s = samples_[id - base_];
+    LrbSample& s = samples_[id - base_];
     if (s.done) return;
     s.done = true;
-    std::copy(s.x, s.x + kFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kFeatures));
+    std::copy(s.x, s.x + kLrbFeatures, window_x_.begin() + static_cast<ptrdiff_t>(cursor_.slot * kLrbFeatures));
     window_y_[cursor_.slot] = static_cast<float>(std::log1p(static_cast<double>(std::min(gap_us, kCensorUs)) * 1e-6));
     cursor_.Advance();
     schedule_.AddLabel();
   }
 
   void Retrain() {
-    std::vector<float> x = Prefix(window_x_, cursor_.rows * kFeatures);
+    std::vector<float> x = Prefix(window_x_, cursor_.rows * kLrbFeatures);
     std::vector<float> y = Prefix(window_y_, cursor_.rows);
-    if (model_.Fit(x, kFeatures, y).ok()) ++retrains_;
+    if (model_.Fit(x, kLrbFeatures, y).ok()) ++retrains_;
     schedule_.Refitted();
   }
 
-  std::vector<ObjState> objs_;
+  std::vector<LrbObject> objs_;
   ResidentSet residents_;
   GbdtRegressor model_;
-  std::deque<Sample> samples_;
+  std::deque<LrbSample> samples_;
   int64_t base_ = 0;
-  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kFeatures);
+  std::vector<float> window_x_ = std::vector<float>(kTrainWindow * kLrbFeatures);
   std::vector<float> window_y_ = std::vector<float>(kTrainWindow);
   WindowCursor cursor_;
   RetrainSchedule schedule_;

@@ -17,13 +17,13 @@ constexpr double kSmallRatio = 0.10;
 constexpr double kGhostRatio = 0.90;
 constexpr int kMoveToMainThreshold = 2;
 
-enum class Where : uint8_t { kNone, kSmall, kMain, kGhost };
+enum class S3Queue : uint8_t { kNone, kSmall, kMain, kGhost };
 
 class S3Fifo : public CachePolicy {
  public:
   explicit S3Fifo(const PolicyOptions& o)
       : CachePolicy(o), arena_(o.slots()),
-        where_(o.slots(), Where::kNone), freq_(o.slots(), 0),
+        where_(o.slots(), S3Queue::kNone), freq_(o.slots(), 0),
         ghost_size_(o.slots(), 0), small_(&arena_), main_(&arena_),
         ghost_(&arena_) {
     small_cap_ = static_cast<int64_t>(static_cast<double>(capacity_) * kSmallRatio);
@@ -33,7 +33,7 @@ class S3Fifo : public CachePolicy {
 
   bool Access(const Request& r, int64_t) override {
     const uint32_t x = r.obj;
-    if (where_[x] == Where::kSmall || where_[x] == Where::kMain) {
+    if (where_[x] == S3Queue::kSmall || where_[x] == S3Queue::kMain) {
       freq_[x] = std::min(freq_[x] + 1, 100);
       if (ResidentSize(x) != r.obj_size) {
         QueueOf(x).bytes += r.obj_size - ResidentSize(x);
@@ -43,19 +43,19 @@ class S3Fifo : public CachePolicy {
       return true;
     }
     bool ghost_hit = false;
-    if (where_[x] == Where::kGhost) {
+    if (where_[x] == S3Queue::kGhost) {
       ghost_.Remove(x);
       ghost_.bytes -= ghost_size_[x];
-      where_[x] = Where::kNone;
+      where_[x] = S3Queue::kNone;
       ghost_hit = true;
     }
     if (r.obj_size > small_cap_ || !Fits(r.obj_size)) return false;
     while (used_ + r.obj_size > capacity_) Evict();
     if (ghost_hit) {
-      Push(main_, x, r.obj_size, Where::kMain);
+      Push(main_, x, r.obj_size, S3Queue::kMain);
     } else {
       if (r.obj_size >= small_cap_) return false;
-      Push(small_, x, r.obj_size, Where::kSmall);
+      Push(small_, x, r.obj_size, S3Queue::kSmall);
     }
     AddResident(x, r.obj_size);
     freq_[x] = 0;
@@ -64,28 +64,28 @@ class S3Fifo : public CachePolicy {
 
   void Delete(uint32_t x) override {
     switch (where_[x]) {
-      case Where::kSmall:
-      case Where::kMain: {
+      case S3Queue::kSmall:
+      case S3Queue::kMain: {
         DList& q = QueueOf(x);
         q.Remove(x);
         q.bytes -= ResidentSize(x);
         DropResident(x);
         break;
       }
-      case Where::kGhost:
+      case S3Queue::kGhost:
         ghost_.Remove(x);
         ghost_.bytes -= ghost_size_[x];
         break;
-      case Where::kNone:
+      case S3Queue::kNone:
         break;
     }
-    where_[x] = Where::kNone;
+    where_[x] = S3Queue::kNone;
   }
 
  private:
-  DList& QueueOf(uint32_t x) { return where_[x] == Where::kSmall ? small_ : main_; }
+  DList& QueueOf(uint32_t x) { return where_[x] == S3Queue::kSmall ? small_ : main_; }
 
-  void Push(DList& q, uint32_t x, int64_t size, Where w) {
+  void Push(DList& q, uint32_t x, int64_t size, S3Queue w) {
     q.PushHead(x);
     q.bytes += size;
     where_[x] = w;
@@ -106,19 +106,19 @@ class S3Fifo : public CachePolicy {
       small_.Remove(x);
       small_.bytes -= s;
       if (freq_[x] >= kMoveToMainThreshold) {
-        Push(main_, x, s, Where::kMain);
+        Push(main_, x, s, S3Queue::kMain);
         freq_[x] = 0;
       } else {
         DropResident(x);
-        where_[x] = Where::kNone;
+        where_[x] = S3Queue::kNone;
         if (s <= ghost_cap_) {
           while (ghost_.bytes + s > ghost_cap_) {
             const uint32_t g = ghost_.tail();
             ghost_.Remove(g);
             ghost_.bytes -= ghost_size_[g];
-            where_[g] = Where::kNone;
+            where_[g] = S3Queue::kNone;
           }
-          Push(ghost_, x, s, Where::kGhost);
+          Push(ghost_, x, s, S3Queue::kGhost);
           ghost_size_[x] = s;
         }
         return;
@@ -136,14 +136,14 @@ class S3Fifo : public CachePolicy {
         main_.Remove(x);
         main_.bytes -= ResidentSize(x);
         DropResident(x);
-        where_[x] = Where::kNone;
+        where_[x] = S3Queue::kNone;
         return;
       }
     }
   }
 
   ListArena arena_;
-  std::vector<Where> where_;
+  std::vector<S3Queue> where_;
   std::vector<int> freq_;
   std::vector<int64_t> ghost_size_;
   DList small_, main_, ghost_;

@@ -48,13 +48,13 @@ class CountMin {
   int64_t additions_ = 0;
 };
 
-enum class Where : uint8_t { kNone, kWindow, kProbation, kProtected };
+enum class TinyLfuSegment : uint8_t { kNone, kWindow, kProbation, kProtected };
 
 class WTinyLfu : public CachePolicy {
  public:
   explicit WTinyLfu(const PolicyOptions& o)
       : CachePolicy(o), arena_(o.slots()),
-        where_(o.slots(), Where::kNone), sketch_(o.slots()),
+        where_(o.slots(), TinyLfuSegment::kNone), sketch_(o.slots()),
         window_(&arena_), probation_(&arena_), protected_(&arena_) {
     window_cap_ = std::max<int64_t>(capacity_ / 100, 1);
     main_cap_ = capacity_ - window_cap_;
@@ -65,18 +65,18 @@ class WTinyLfu : public CachePolicy {
     const uint32_t x = r.obj;
     sketch_.Add(x);
     switch (where_[x]) {
-      case Where::kWindow:
+      case TinyLfuSegment::kWindow:
         window_.MoveToHead(x);
         Resize(x, r.obj_size);
         return true;
-      case Where::kProbation:
-        Move(x, probation_, protected_, Where::kProtected);
+      case TinyLfuSegment::kProbation:
+        Move(x, probation_, protected_, TinyLfuSegment::kProtected);
         while (protected_.bytes > protected_cap_) {
-          Move(protected_.tail(), protected_, probation_, Where::kProbation);
+          Move(protected_.tail(), protected_, probation_, TinyLfuSegment::kProbation);
         }
         Resize(x, r.obj_size);
         return true;
-      case Where::kProtected:
+      case TinyLfuSegment::kProtected:
         protected_.MoveToHead(x);
         Resize(x, r.obj_size);
         return true;
@@ -87,12 +87,12 @@ class WTinyLfu : public CachePolicy {
     AddResident(x, r.obj_size);
     window_.PushHead(x);
     window_.bytes += r.obj_size;
-    where_[x] = Where::kWindow;
+    where_[x] = TinyLfuSegment::kWindow;
     while (window_.bytes > window_cap_) {
       const uint32_t c = window_.tail();
       window_.Remove(c);
       window_.bytes -= ResidentSize(c);
-      where_[c] = Where::kNone;
+      where_[c] = TinyLfuSegment::kNone;
       Admit(c);
     }
     return false;
@@ -103,16 +103,16 @@ class WTinyLfu : public CachePolicy {
     DList& l = ListOf(x);
     l.Remove(x);
     l.bytes -= ResidentSize(x);
-    where_[x] = Where::kNone;
+    where_[x] = TinyLfuSegment::kNone;
     DropResident(x);
   }
 
  private:
   DList& ListOf(uint32_t x) {
-    return where_[x] == Where::kWindow ? window_
-           : where_[x] == Where::kProbation ? probation_ : protected_;
+    return where_[x] == TinyLfuSegment::kWindow ? window_
+           : where_[x] == TinyLfuSegment::kProbation ? probation_ : protected_;
   }
-  void Move(uint32_t x, DList& from, DList& to, Where w) {
+  void Move(uint32_t x, DList& from, DList& to, TinyLfuSegment w) {
     from.Remove(x);
     from.bytes -= ResidentSize(x);
     to.PushHead(x);
@@ -161,11 +161,11 @@ class WTinyLfu : public CachePolicy {
     while (probation_.bytes + protected_.bytes + s > main_cap_) Delete(MainVictim());
     probation_.PushHead(c);
     probation_.bytes += s;
-    where_[c] = Where::kProbation;
+    where_[c] = TinyLfuSegment::kProbation;
   }
 
   ListArena arena_;
-  std::vector<Where> where_;
+  std::vector<TinyLfuSegment> where_;
   CountMin sketch_;
   DList window_, probation_, protected_;
   int64_t window_cap_ = 0, main_cap_ = 0, protected_cap_ = 0;

@@ -20,6 +20,7 @@ namespace frugal::importers::hf {
 // Larger than any released vocabulary or width; beyond it a value is a typo.
 inline constexpr int64_t kMaxDim = int64_t{1} << 24;
 inline constexpr int64_t kMaxLayers = 1024;
+inline constexpr int64_t kMaxExperts = 1024;  // experts of a mixture-of-experts layer
 
 // An activation function: the op kind and the type name the op carries.
 struct Activation {

@@ -24,25 +24,13 @@ const char* const kConfigs[] = {
 // models/hf-configs, so the tests run from a bare checkout.
 std::string ConfigPath(const std::string& name) { return testing::HfConfigPath(name); }
 
-Result<OpGraph> Import(const std::string& name, int64_t batch = 0,
-                       int64_t seq = 0) {
-  ImportOptions o;
-  o.batch = batch;
-  o.seq_len = seq;
-  return ImportGraph(ConfigPath(name), o, "hf");
-}
-
-// Writes a small config to a temporary file and imports it.
-Result<OpGraph> ImportText(const std::string& file, const std::string& text,
-                           ImportOptions o = {}) {
-  return testing::ImportHfText(file, text, o);
-}
+using testing::ImportHfConfig;
 
 using testing::FindOp;
 using testing::TotalFlops;
 
 TEST(HfConfigImporter, Gpt2LargeHasTiedHeadAndExactParameterCount) {
-  Result<OpGraph> g = Import("gpt2_large");
+  Result<OpGraph> g = ImportHfConfig("gpt2_large");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   // HF reports 774,030,080 for gpt2-large: wte + wpe + 36 * (12h^2 + 13h) +
   // ln_f, with the LM head sharing wte.
@@ -62,13 +50,13 @@ TEST(HfConfigImporter, Gpt2LargeHasTiedHeadAndExactParameterCount) {
 }
 
 TEST(HfConfigImporter, Gpt2MediumParameterCount) {
-  Result<OpGraph> g = Import("gpt2_med");
+  Result<OpGraph> g = ImportHfConfig("gpt2_med");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(TotalParameters(*g), 354'823'168);  // HF: gpt2-medium
 }
 
 TEST(HfConfigImporter, BertBaseWithLmHeadParameterCount) {
-  Result<OpGraph> g = Import("bert");
+  Result<OpGraph> g = ImportHfConfig("bert");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const int64_t h = 768, inter = 3072, vocab = 30522, pos = 512, types = 2,
                 layers = 12;
@@ -84,7 +72,7 @@ TEST(HfConfigImporter, BertBaseWithLmHeadParameterCount) {
 }
 
 TEST(HfConfigImporter, Llama2SevenBillionExact) {
-  Result<OpGraph> g = Import("llama2_7b", 1, 128);
+  Result<OpGraph> g = ImportHfConfig("llama2_7b", 1, 128);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(TotalParameters(*g), 6'738'415'616);
   const Op* head = FindOp(*g, "lm_head");
@@ -97,7 +85,7 @@ TEST(HfConfigImporter, LlamaGroupedQueryAttentionShrinksKeyValue) {
       R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
       "num_attention_heads": 8, "num_key_value_heads": 2, "intermediate_size": 96,
       "vocab_size": 100, "max_position_embeddings": 32})";
-  Result<OpGraph> g = ImportText("gqa.json", text);
+  Result<OpGraph> g = testing::ImportHfText("gqa.json", text);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const int64_t h = 64, kv = 2 * (64 / 8), inter = 96, vocab = 100;
   int64_t layer = 2 * h * h + 2 * h * kv + 3 * h * inter + 2 * h;
@@ -112,11 +100,11 @@ TEST(HfConfigImporter, LlamaGroupedQueryAttentionShrinksKeyValue) {
 }
 
 TEST(HfConfigImporter, OptParameterCounts) {
-  Result<OpGraph> g = Import("opt_13", 1, 64);
+  Result<OpGraph> g = ImportHfConfig("opt_13", 1, 64);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(TotalParameters(*g), 1'315'758'080);  // HF: facebook/opt-1.3b
   // opt.json has word_embed_proj_dim != hidden_size: project_in / out.
-  g = Import("opt", 1, 64);
+  g = ImportHfConfig("opt", 1, 64);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_NE(FindOp(*g, "project_in"), nullptr);
   ASSERT_NE(FindOp(*g, "project_out"), nullptr);
@@ -127,7 +115,7 @@ TEST(HfConfigImporter, OptParameterCounts) {
 }
 
 TEST(HfConfigImporter, SwitchCountsEveryExpertButRunsEachTokenOnce) {
-  Result<OpGraph> g = Import("switchxl4", 1, 64);
+  Result<OpGraph> g = ImportHfConfig("switchxl4", 1, 64);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const int64_t d = 1024, ff = 16384, inner = 32 * 128, vocab = 32128,
                 experts = 4;
@@ -164,7 +152,7 @@ TEST(HfConfigImporter, SwitchCountsEveryExpertButRunsEachTokenOnce) {
 }
 
 TEST(HfConfigImporter, Gpt2LargeForwardFlopsMatchClosedForm) {
-  Result<OpGraph> g = Import("gpt2_large", 1, 1024);
+  Result<OpGraph> g = ImportHfConfig("gpt2_large", 1, 1024);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const double h = 1280, layers = 36, vocab = 50257, seq = 1024,
                tokens = 1 * seq;
@@ -183,8 +171,8 @@ TEST(HfConfigImporter, Gpt2LargeForwardFlopsMatchClosedForm) {
 
 TEST(HfConfigImporter, FlopsScaleLinearlyWithBatch) {
   for (const char* name : kConfigs) {
-    Result<OpGraph> one = Import(name, 1, 64);
-    Result<OpGraph> three = Import(name, 3, 64);
+    Result<OpGraph> one = ImportHfConfig(name, 1, 64);
+    Result<OpGraph> three = ImportHfConfig(name, 3, 64);
     ASSERT_TRUE(one.ok()) << one.status().ToString();
     ASSERT_TRUE(three.ok()) << three.status().ToString();
     EXPECT_NEAR(TotalFlops(*three) / TotalFlops(*one), 3.0, 1e-9) << name;
@@ -202,7 +190,7 @@ TEST(HfConfigImporter, GraphsAreWiredAndValid) {
                                       "embeddings.word_embeddings.weight",
                                       "embed_tokens.weight", "shared.weight"};
   for (const char* name : kConfigs) {
-    Result<OpGraph> g = Import(name, 2, 32);
+    Result<OpGraph> g = ImportHfConfig(name, 2, 32);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     EXPECT_TRUE(g->Validate().ok()) << name;
     ASSERT_TRUE(g->TopologicalOrder().ok()) << name;
@@ -247,27 +235,27 @@ TEST(HfConfigImporter, GraphsAreWiredAndValid) {
 }
 
 TEST(HfConfigImporter, DefaultSequenceLengthIsCappedMaxPositions) {
-  Result<OpGraph> g = Import("gpt3_xl");  // n_positions 2048
+  Result<OpGraph> g = ImportHfConfig("gpt3_xl");  // n_positions 2048
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->seq_len, 1024);
   EXPECT_EQ(g->batch, 1);
-  g = Import("gpt3_xl", 0, 2048);
+  g = ImportHfConfig("gpt3_xl", 0, 2048);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->seq_len, 2048);
-  g = Import("switchxl4", 2);  // relative positions: T5's 512
+  g = ImportHfConfig("switchxl4", 2);  // relative positions: T5's 512
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->seq_len, 512);
   EXPECT_EQ(g->batch, 2);
 }
 
 TEST(HfConfigImporter, RejectsSequenceBeyondMaxPositions) {
-  Result<OpGraph> g = Import("gpt2_large", 1, 1025);
+  Result<OpGraph> g = ImportHfConfig("gpt2_large", 1, 1025);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(g.status().message().find(ConfigPath("gpt2_large")),
             std::string::npos);
   EXPECT_NE(g.status().message().find("n_positions"), std::string::npos);
-  g = Import("bert", 1, 513);
+  g = ImportHfConfig("bert", 1, 513);
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.status().message().find("max_position_embeddings"),
             std::string::npos);
@@ -275,7 +263,7 @@ TEST(HfConfigImporter, RejectsSequenceBeyondMaxPositions) {
 
 TEST(HfConfigImporter, MissingFieldIsNamed) {
   Result<OpGraph> g =
-      ImportText("no_embd.json",
+      testing::ImportHfText("no_embd.json",
                  R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2,
                                      "vocab_size": 10})");
   ASSERT_FALSE(g.ok());
@@ -298,7 +286,7 @@ TEST(HfConfigImporter, RejectsBadDimensions) {
   };
   for (const auto& [fields, expect] : cases) {
     Result<OpGraph> g =
-        ImportText("bad.json", "{" + base + ", " + fields + "}");
+        testing::ImportHfText("bad.json", "{" + base + ", " + fields + "}");
     ASSERT_FALSE(g.ok()) << fields;
     EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument) << fields;
     EXPECT_NE(g.status().message().find("bad.json: "), std::string::npos)
@@ -309,7 +297,7 @@ TEST(HfConfigImporter, RejectsBadDimensions) {
 }
 
 TEST(HfConfigImporter, RejectsAbsurdBatch) {
-  Result<OpGraph> g = Import("gpt2_large", int64_t{1} << 24, 1024);
+  Result<OpGraph> g = ImportHfConfig("gpt2_large", int64_t{1} << 24, 1024);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(g.status().message().find("absurdly large"), std::string::npos);
@@ -317,13 +305,13 @@ TEST(HfConfigImporter, RejectsAbsurdBatch) {
 
 TEST(HfConfigImporter, UnsupportedModelTypeIsUnimplemented) {
   Result<OpGraph> g =
-      ImportText("mamba.json", R"({"model_type": "mamba", "hidden_size": 8})");
+      testing::ImportHfText("mamba.json", R"({"model_type": "mamba", "hidden_size": 8})");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(g.status().message().find("model_type 'mamba' not supported"),
             std::string::npos);
   EXPECT_NE(g.status().message().find("gpt2"), std::string::npos);
-  g = ImportText(
+  g = testing::ImportHfText(
       "act.json",
       R"({"model_type": "gpt2", "n_embd": 8, "n_layer": 1, "n_head": 2,
                                  "vocab_size": 10, "activation_function": "mish"})");
@@ -332,7 +320,7 @@ TEST(HfConfigImporter, UnsupportedModelTypeIsUnimplemented) {
 }
 
 TEST(HfConfigImporter, MalformedJsonNamesTheFile) {
-  Result<OpGraph> g = ImportText("broken.json", R"({"model_type": "gpt2", )");
+  Result<OpGraph> g = testing::ImportHfText("broken.json", R"({"model_type": "gpt2", )");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(g.status().message().find("broken.json: malformed JSON"),

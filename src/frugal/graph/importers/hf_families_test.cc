@@ -15,21 +15,8 @@ namespace frugal {
 namespace {
 
 using testing::FindOp;
+using testing::ImportHfConfig;
 using testing::TotalFlops;
-
-Result<OpGraph> Import(const std::string& name, int64_t batch = 1, int64_t seq = 0,
-                       ModelHead head = ModelHead::kAuto) {
-  ImportOptions o;
-  o.batch = batch;
-  o.seq_len = seq;
-  o.head = head;
-  return ImportGraph(testing::HfConfigPath(name), o, "hf");
-}
-
-Result<OpGraph> ImportText(const std::string& file, const std::string& text,
-                           ImportOptions o = {}) {
-  return testing::ImportHfText(file, text, o);
-}
 
 // Published totals (transformers' num_parameters()) must match within 1%;
 // our graphs match exactly.
@@ -40,7 +27,7 @@ void ExpectParameters(const OpGraph& g, int64_t published) {
 }
 
 TEST(HfFamilies, Llama3EightBillion) {
-  Result<OpGraph> g = Import("llama3_8b", 1, 128);
+  Result<OpGraph> g = ImportHfConfig("llama3_8b", 1, 128);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 8'030'261'248);
   // Grouped-query attention: 8 KV heads of 128.
@@ -49,7 +36,7 @@ TEST(HfFamilies, Llama3EightBillion) {
 }
 
 TEST(HfFamilies, MistralSlidingWindowBoundsAttention) {
-  Result<OpGraph> g = Import("mistral_7b", 1, 8192);
+  Result<OpGraph> g = ImportHfConfig("mistral_7b", 1, 8192);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 7'241'732'096);
   // With S = 8192 > window 4096 each query scores 4096 keys.
@@ -61,18 +48,18 @@ TEST(HfFamilies, MistralSlidingWindowBoundsAttention) {
   EXPECT_DOUBLE_EQ(ctx->flops, 2.0 * 32 * 8192 * 4096 * 128);
   EXPECT_EQ(ctx->outputs[0].shape, (std::vector<int64_t>{1, 32, 8192, 128}));
   // Below the window, attention is the full causal S x S.
-  Result<OpGraph> short_seq = Import("mistral_7b", 1, 1024);
+  Result<OpGraph> short_seq = ImportHfConfig("mistral_7b", 1, 1024);
   ASSERT_TRUE(short_seq.ok());
   EXPECT_EQ(FindOp(*short_seq, "layers.0.self_attn.scores")->outputs[0].shape,
             (std::vector<int64_t>{1, 32, 1024, 1024}));
   // Doubling S past the window doubles attention FLOPs, not quadruples.
-  Result<OpGraph> longer = Import("mistral_7b", 1, 16384);
+  Result<OpGraph> longer = ImportHfConfig("mistral_7b", 1, 16384);
   ASSERT_TRUE(longer.ok());
   EXPECT_DOUBLE_EQ(FindOp(*longer, "layers.0.self_attn.scores")->flops, 2 * scores->flops);
 }
 
 TEST(HfFamilies, Qwen2HasQkvBiasButNoOutputBias) {
-  Result<OpGraph> g = Import("qwen2_7b", 1, 256);
+  Result<OpGraph> g = ImportHfConfig("qwen2_7b", 1, 256);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 7'615'616'512);
   for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
@@ -92,7 +79,7 @@ TEST(HfFamilies, Qwen2SlidingWindowOnlyAboveMaxWindowLayers) {
       "sliding_window": 16, "max_window_layers": 2})";
   ImportOptions o;
   o.seq_len = 64;
-  Result<OpGraph> g = ImportText("qwen2_window.json", text, o);
+  Result<OpGraph> g = testing::ImportHfText("qwen2_window.json", text, o);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(FindOp(*g, "layers.1.self_attn.scores")->outputs[0].shape.back(), 64);
   EXPECT_EQ(FindOp(*g, "layers.2.self_attn.scores")->outputs[0].shape.back(), 16);
@@ -100,7 +87,7 @@ TEST(HfFamilies, Qwen2SlidingWindowOnlyAboveMaxWindowLayers) {
 }
 
 TEST(HfFamilies, MixtralCountsAllExpertsButEachTokenRunsTopK) {
-  Result<OpGraph> g = Import("mixtral_8x7b", 2, 64);
+  Result<OpGraph> g = ImportHfConfig("mixtral_8x7b", 2, 64);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 46'702'792'704);
   const int64_t h = 4096, inter = 14336, tokens = 2 * 64, top_k = 2, experts = 8;
@@ -125,7 +112,7 @@ TEST(HfFamilies, MixtralCountsAllExpertsButEachTokenRunsTopK) {
 }
 
 TEST(HfFamilies, MixtralRejectsMoreActiveThanLocalExperts) {
-  Result<OpGraph> g = ImportText("mixtral_bad.json",
+  Result<OpGraph> g = testing::ImportHfText("mixtral_bad.json",
                                  R"({"model_type": "mixtral", "hidden_size": 64,
       "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 96,
       "vocab_size": 100, "num_local_experts": 2, "num_experts_per_tok": 3})");
@@ -136,7 +123,7 @@ TEST(HfFamilies, MixtralRejectsMoreActiveThanLocalExperts) {
 }
 
 TEST(HfFamilies, T5SmallIsTiedWithRelativeBias) {
-  Result<OpGraph> g = Import("t5_small", 1, 128);
+  Result<OpGraph> g = ImportHfConfig("t5_small", 1, 128);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 60'506'624);
   ASSERT_NE(FindOp(*g, "encoder.block.0.layer.1.mlp.wi"), nullptr);
@@ -151,7 +138,7 @@ TEST(HfFamilies, T5SmallIsTiedWithRelativeBias) {
 }
 
 TEST(HfFamilies, T5V11IsGatedGeluAndUntied) {
-  Result<OpGraph> g = Import("t5_v1_1_base", 1, 128);
+  Result<OpGraph> g = ImportHfConfig("t5_v1_1_base", 1, 128);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 247'577'856);
   ASSERT_NE(FindOp(*g, "encoder.block.0.layer.1.mlp.wi_0"), nullptr);
@@ -163,7 +150,7 @@ TEST(HfFamilies, T5V11IsGatedGeluAndUntied) {
 }
 
 TEST(HfFamilies, T5RejectsMalformedFeedForwardProj) {
-  Result<OpGraph> g = ImportText("t5_bad.json",
+  Result<OpGraph> g = testing::ImportHfText("t5_bad.json",
                                  R"({"model_type": "t5", "d_model": 8, "d_ff": 16,
       "d_kv": 4, "num_heads": 2, "num_layers": 1, "vocab_size": 10,
       "feed_forward_proj": "very-gated-gelu"})");
@@ -174,7 +161,7 @@ TEST(HfFamilies, T5RejectsMalformedFeedForwardProj) {
 }
 
 TEST(HfFamilies, VitClassifierAndBaseModel) {
-  Result<OpGraph> g = Import("vit_base_patch16_224", 4);
+  Result<OpGraph> g = ImportHfConfig("vit_base_patch16_224", 4);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ExpectParameters(*g, 86'567'656);  // ViTForImageClassification
   EXPECT_EQ(g->seq_len, 197);        // 14 x 14 patches + the class token
@@ -186,24 +173,24 @@ TEST(HfFamilies, VitClassifierAndBaseModel) {
   EXPECT_EQ(FindOp(*g, "classifier")->outputs[0].shape, (std::vector<int64_t>{4, 1000}));
   EXPECT_EQ(FindOp(*g, "encoder.layer.0.attention.attention.scores")->outputs[0].shape,
             (std::vector<int64_t>{4, 12, 197, 197}));
-  Result<OpGraph> base = Import("vit_base_patch16_224", 1, 0, ModelHead::kBase);
+  Result<OpGraph> base = ImportHfConfig("vit_base_patch16_224", 1, 0, ModelHead::kBase);
   ASSERT_TRUE(base.ok()) << base.status().ToString();
   ExpectParameters(*base, 86'389'248);  // ViTModel, with its pooler
   EXPECT_EQ(FindOp(*base, "classifier"), nullptr);
 }
 
 TEST(HfFamilies, VitRefusesWhatDoesNotApply) {
-  Result<OpGraph> seq = Import("vit_base_patch16_224", 1, 128);
+  Result<OpGraph> seq = ImportHfConfig("vit_base_patch16_224", 1, 128);
   ASSERT_FALSE(seq.ok());
   EXPECT_NE(seq.status().message().find("--seq does not apply to vit"), std::string::npos);
-  Result<OpGraph> lm = Import("vit_base_patch16_224", 1, 0, ModelHead::kLm);
+  Result<OpGraph> lm = ImportHfConfig("vit_base_patch16_224", 1, 0, ModelHead::kLm);
   ASSERT_FALSE(lm.ok());
   EXPECT_EQ(lm.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(lm.status().message().find("no language-model head"), std::string::npos);
 }
 
 TEST(HfFamilies, OtherModelTypesAreNamedInTheError) {
-  Result<OpGraph> g = ImportText("gemma.json", R"({"model_type": "gemma2", "hidden_size": 8})");
+  Result<OpGraph> g = testing::ImportHfText("gemma.json", R"({"model_type": "gemma2", "hidden_size": 8})");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kUnimplemented);
   const std::string m = g.status().message();

@@ -13,8 +13,6 @@
 namespace frugal::importers::hf {
 namespace {
 
-constexpr int64_t kMaxExperts = 1024;
-
 // What distinguishes one member of the family; read from its config.
 struct LlamaStyle {
   bool attention_bias_default = false;

@@ -13,7 +13,6 @@
 namespace frugal::importers::hf {
 namespace {
 
-constexpr int64_t kMaxExperts = 1024;
 // Graphs beyond this many ops are not worth building (and would exhaust
 // memory on hostile inputs).
 constexpr double kMaxOps = 2e6;

@@ -18,6 +18,16 @@ inline std::string HfConfigPath(const std::string& name) {
   return std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/" + name + ".json";
 }
 
+// Imports the bundled config `name` (batch 0: the importer's default).
+inline Result<OpGraph> ImportHfConfig(const std::string& name, int64_t batch = 0, int64_t seq = 0,
+                                      ModelHead head = ModelHead::kAuto) {
+  ImportOptions o;
+  o.batch = batch;
+  o.seq_len = seq;
+  o.head = head;
+  return ImportGraph(HfConfigPath(name), o, "hf");
+}
+
 // Writes `text` to a temporary file called `file` and imports it.
 inline Result<OpGraph> ImportHfText(const std::string& file, const std::string& text,
                                     const ImportOptions& o = {}) {

@@ -59,17 +59,6 @@ DType FromOnnxType(int32_t elem_type) {
   }
 }
 
-bool IsFloatType(int32_t elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT ||
-         elem_type == onnx::TensorProto::FLOAT16 ||
-         elem_type == onnx::TensorProto::BFLOAT16 ||
-         elem_type == onnx::TensorProto::DOUBLE;
-}
-
-bool IsDefaultDomain(const std::string& domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
-
 // ONNX messages span lines (node dumps); ours are one line.
 std::string OneLine(std::string s) {
   for (char& c : s) {
@@ -153,13 +142,13 @@ class OnnxGraphBuilder {
       : path_(std::move(path)), model_(model), graph_(model->mutable_graph()) {
     RebuildInits();
     for (const auto& opset : model->opset_import()) {
-      opsets_[IsDefaultDomain(opset.domain()) ? "" : opset.domain()] =
+      opsets_[IsDefaultOnnxDomain(opset.domain()) ? "" : opset.domain()] =
           static_cast<int>(opset.version());
     }
     // Shape inference aborts on a custom domain without an opset import;
     // such ops have no schema anyway and fall back like unknown ops.
     for (const auto& node : graph_->node()) {
-      if (IsDefaultDomain(node.domain()) || opsets_.count(node.domain()) != 0)
+      if (IsDefaultOnnxDomain(node.domain()) || opsets_.count(node.domain()) != 0)
         continue;
       opsets_[node.domain()] = 1;
       auto* opset = model->add_opset_import();
@@ -220,7 +209,7 @@ class OnnxGraphBuilder {
   // without an ONNX schema (custom domains).
   bool MayFallBack(const onnx::NodeProto& node, OpKind kind) const {
     if (kind == OpKind::kUnknown) return true;
-    std::string domain = IsDefaultDomain(node.domain()) ? "" : node.domain();
+    std::string domain = IsDefaultOnnxDomain(node.domain()) ? "" : node.domain();
     auto it = opsets_.find(domain);
     if (it == opsets_.end()) return true;
     return onnx::OpSchemaRegistry::Schema(node.op_type(), it->second, domain) ==
@@ -269,7 +258,7 @@ class OnnxGraphBuilder {
   // them (there are none left here), else one error naming the op.
   Status RejectControlFlow(bool sequences_only) const {
     for (const auto& node : graph_->node()) {
-      if (!IsDefaultDomain(node.domain())) continue;
+      if (!IsDefaultOnnxDomain(node.domain())) continue;
       const std::string& t = node.op_type();
       const bool sequence = t.rfind("Sequence", 0) == 0 || t == "SplitToSequence" ||
                             t == "ConcatFromSequence";
@@ -304,7 +293,7 @@ class OnnxGraphBuilder {
       std::vector<std::pair<std::string, onnx::TypeProto>> fallbacks;
       bool inferred_einsum = false;
       for (const auto& node : graph_->node()) {
-        if (node.op_type() == "Einsum" && IsDefaultDomain(node.domain())) {
+        if (node.op_type() == "Einsum" && IsDefaultOnnxDomain(node.domain())) {
           onnx::TypeProto type;
           if (EinsumType(node, &type)) {
             SetType(node.output(0), std::move(type));
@@ -448,7 +437,7 @@ class OnnxGraphBuilder {
     const std::string& name = node.input(index);
     auto init = inits_.find(name);
     if (init != inits_.end()) {
-      if (!IsFloatType(init->second->data_type()) || folded_.count(name) != 0)
+      if (!IsFloatElemType(init->second->data_type()) || folded_.count(name) != 0)
         return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
       if (node.op_type() == "BatchNormalization" &&
@@ -513,7 +502,7 @@ class OnnxGraphBuilder {
     used_names->insert(op.name);
     op.kind = OpKindFromOnnx(node.op_type());
     CopyAttributes(node, &op.attrs);
-    if (!IsDefaultDomain(node.domain()))
+    if (!IsDefaultOnnxDomain(node.domain()))
       op.attrs.strings["domain"] = node.domain();
     const std::string where =
         path_ + ": op '" + op.name + "' (" + op.type + ")";

@@ -5,10 +5,6 @@
 namespace frugal::importers {
 namespace {
 
-bool IsDefault(const std::string& domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
-
 // Float values are written back only where an op reads them as shapes
 // (Resize / Upsample scales and roi); elsewhere a float tensor is data.
 // Empty values stay with their producers: ONNX's inference misreads empty
@@ -45,7 +41,7 @@ ValueMap PropagateValues(const onnx::GraphProto& graph, int opset,
   std::vector<const TensorValue*> in;
   std::vector<const onnx::TypeProto*> in_types;
   for (const auto& node : graph.node()) {
-    if (!IsDefault(node.domain())) continue;
+    if (!IsDefaultOnnxDomain(node.domain())) continue;
     in.clear();
     in_types.clear();
     for (const auto& name : node.input()) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/graph/importers/onnx_values.h"
 #include "onnx/defs/schema.h"
 
 namespace frugal::importers {
@@ -14,8 +15,6 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 using ShapeMap = std::map<std::string, Dims>;
-
-bool IsDefault(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 // The static dims of a declared type, if every dim is a value.
 std::optional<Dims> DeclaredDims(const onnx::TypeProto& type) {
@@ -39,7 +38,7 @@ ShapeMap KnownShapes(const onnx::GraphProto& graph, const ShapeMap& outer) {
   for (const auto& v : graph.value_info()) declare(v);
   for (const auto& t : graph.initializer()) known[t.name()] = Dims(t.dims().begin(), t.dims().end());
   for (const auto& node : graph.node()) {
-    if (node.op_type() != "Constant" || !IsDefault(node.domain()) || node.output_size() < 1) continue;
+    if (node.op_type() != "Constant" || !IsDefaultOnnxDomain(node.domain()) || node.output_size() < 1) continue;
     for (const auto& a : node.attribute()) {
       if (a.name() == "value" && a.has_t()) {
         known[node.output(0)] = Dims(a.t().dims().begin(), a.t().dims().end());
@@ -69,7 +68,7 @@ Status Guard(onnx::GraphProto* graph, const ShapeMap& outer, const std::string& 
       if (a.has_g()) FRUGAL_RETURN_IF_ERROR(Guard(a.mutable_g(), known, path));
       for (auto& g : *a.mutable_graphs()) FRUGAL_RETURN_IF_ERROR(Guard(&g, known, path));
     }
-    const int w = IsDefault(node.domain()) ? WeightInput(node.op_type()) : -1;
+    const int w = IsDefaultOnnxDomain(node.domain()) ? WeightInput(node.op_type()) : -1;
     if (w < 0 || node.input_size() <= w) continue;
     const bool has_kernel = FindAttribute(node, "kernel_shape") != nullptr;
     // ConvTranspose's inference reads the weight's dim 1 whatever the attributes say.
@@ -124,7 +123,7 @@ Status CheckPositive(const onnx::GraphProto& graph, const std::string& path) {
     for (const auto& a : node.attribute()) {
       if (a.has_g()) FRUGAL_RETURN_IF_ERROR(CheckPositive(a.g(), path));
       for (const auto& g : a.graphs()) FRUGAL_RETURN_IF_ERROR(CheckPositive(g, path));
-      if (!IsDefault(node.domain())) continue;
+      if (!IsDefaultOnnxDomain(node.domain())) continue;
       const std::string& n = a.name();
       if (n != "strides" && n != "dilations" && n != "kernel_shape" && n != "blocksize") continue;
       bool bad = a.type() == onnx::AttributeProto::INT && a.i() < 1;
@@ -147,7 +146,7 @@ Status CheckAttributes(const onnx::GraphProto& graph, int opset, const std::stri
       if (a.has_g()) FRUGAL_RETURN_IF_ERROR(CheckAttributes(a.g(), opset, path));
       for (const auto& g : a.graphs()) FRUGAL_RETURN_IF_ERROR(CheckAttributes(g, opset, path));
     }
-    if (!IsDefault(node.domain())) continue;
+    if (!IsDefaultOnnxDomain(node.domain())) continue;
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
     if (schema == nullptr) continue;
     const std::string what = path + ": op '" + (node.name().empty() ? node.op_type() : node.name()) +

@@ -16,6 +16,11 @@
 
 namespace frugal::importers {
 
+// Whether an op's domain is ONNX's default one ("" or "ai.onnx").
+inline bool IsDefaultOnnxDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
 // Values larger than this are not tracked: shape computations are small,
 // and the bound keeps evaluation cheap on hostile files.
 inline constexpr int64_t kMaxValueElems = 4096;

@@ -13,11 +13,11 @@
 #include <string>
 
 #include "frugal/place/baselines/baselines.h"
+#include "frugal/place/lp_model.h"
 
 namespace frugal::place {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Stage boundaries: units [cut[s], cut[s + 1]) form stage s; empty when no
 // split into `stages` fits.

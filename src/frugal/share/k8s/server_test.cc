@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<PodSpec> Workload() {
+std::vector<PodSpec> ThreePods() {
   std::vector<PodSpec> w(3);
   for (int i = 0; i < 3; ++i) {
     w[i].name = "w" + std::to_string(i);
@@ -45,7 +45,7 @@ struct Harness {
     auto c = ApiClient::Create(ao);
     EXPECT_TRUE(c.ok());
     client = std::move(*c);
-    auto e = Extender::Create({}, Workload(), GpuModelTable());
+    auto e = Extender::Create({}, ThreePods(), GpuModelTable());
     EXPECT_TRUE(e.ok());
     extender = std::move(*e);
     ServerOptions so;
@@ -127,7 +127,7 @@ TEST(ExtenderServer, ResyncReadsTheClusterAtMostThatOften) {
   ao.url = api.url();
   auto client = ApiClient::Create(ao);
   ASSERT_TRUE(client.ok());
-  auto extender = Extender::Create({}, Workload(), GpuModelTable());
+  auto extender = Extender::Create({}, ThreePods(), GpuModelTable());
   ASSERT_TRUE(extender.ok());
   double now = 0;
   ServerOptions so;

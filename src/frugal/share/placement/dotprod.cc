@@ -8,9 +8,6 @@
 namespace frugal::share {
 namespace {
 
-constexpr double kMaxSpecCpuMilli = 128000;
-constexpr double kMaxSpecGpuMilli = 8000;
-
 class DotProductPolicy final : public PlacementPolicy {
  public:
   NodeScore Score(ScoreContext&, const NodeState& node, const PodShape& pod) override {

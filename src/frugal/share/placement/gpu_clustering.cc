@@ -9,8 +9,6 @@
 namespace frugal::share {
 namespace {
 
-constexpr int64_t kMaxSpecGpuMilli = 8000;
-
 class GpuClusteringPolicy final : public PlacementPolicy {
  public:
   NodeScore Score(ScoreContext&, const NodeState& node, const PodShape& pod) override {

@@ -11,6 +11,11 @@
 
 namespace frugal::share {
 
+// The largest node spec of Alibaba's cluster (128 CPUs, 8 GPUs), by which
+// FGD's baselines normalise CPU and GPU amounts.
+inline constexpr int64_t kMaxSpecCpuMilli = 128000;
+inline constexpr int64_t kMaxSpecGpuMilli = 8000;
+
 // FGD's node score for a fragmentation decrease of delta_milli: 100 ×
 // sigmoid(delta / 1000), truncated to an integer (so near deltas tie).
 inline int64_t FgdSigmoidScore(double delta_milli) {
