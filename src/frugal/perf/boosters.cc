@@ -37,12 +37,16 @@ class Matrix {
   DMatrixHandle h_ = nullptr;
 };
 
-class Booster {
+}  // namespace
+
+// Owns a booster handle. Outside the anonymous namespace because OpBoosters::Impl, declared
+// in the header, holds it.
+class XgbBooster {
  public:
-  Booster() = default;
-  Booster(const Booster&) = delete;
-  Booster& operator=(const Booster&) = delete;
-  ~Booster() {
+  XgbBooster() = default;
+  XgbBooster(const XgbBooster&) = delete;
+  XgbBooster& operator=(const XgbBooster&) = delete;
+  ~XgbBooster() {
     if (h_) XGBoosterFree(h_);
   }
   BoosterHandle* out() { return &h_; }
@@ -51,8 +55,6 @@ class Booster {
  private:
   BoosterHandle h_ = nullptr;
 };
-
-}  // namespace
 
 // XGBoost trusts a model's tree arrays: a child index that points back up
 // the tree makes prediction loop forever. Nodes are numbered in expansion
@@ -152,7 +154,7 @@ Status CheckXgbTreeModel(const nlohmann::json& model, const std::string& what) {
 }
 
 struct OpBoosters::Impl {
-  std::map<PerfOp, std::unique_ptr<Booster>> boosters;
+  std::map<PerfOp, std::unique_ptr<XgbBooster>> boosters;
   std::mutex mu;  // XGBoost prediction on one booster is serialised
 };
 
@@ -172,7 +174,7 @@ Status OpBoosters::Fit(PerfOp op, const std::vector<float>& x, size_t cols,
              "creating training matrix");
   FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
              "setting labels");
-  auto b = std::make_unique<Booster>();
+  auto b = std::make_unique<XgbBooster>();
   DMatrixHandle mats[] = {m.get()};
   FRUGAL_XGB(XGBoosterCreate(mats, 1, b->out()), "creating booster");
   const std::pair<const char*, std::string> params[] = {
@@ -264,7 +266,7 @@ Status OpBoosters::FromJson(const char* model, const nlohmann::json& j) {
       FRUGAL_ASSIGN_OR_RETURN(json parsed, ParseUbjson(bytes, what));
       FRUGAL_RETURN_IF_ERROR(CheckXgbTreeModel(parsed, what));
     }
-    auto b = std::make_unique<Booster>();
+    auto b = std::make_unique<XgbBooster>();
     FRUGAL_XGB(XGBoosterCreate(nullptr, 0, b->out()), "creating booster");
     FRUGAL_XGB(XGBoosterLoadModelFromBuffer(b->get(), bytes.data(), bytes.size()),
                "loading booster");
