@@ -308,7 +308,9 @@ Result<GpuSet> ParseGpuIndex(std::string_view text) {
 std::string GpuIndexString(GpuSet gpus) {
   std::string out;
   for (int i = 0; i < kMaxGpusPerNode; ++i) {
-    if ((gpus >> i) & 1u) out += (out.empty() ? "" : "-") + std::to_string(i);
+    if (((gpus >> i) & 1u) == 0) continue;
+    if (!out.empty()) out += '-';
+    out += std::to_string(i);
   }
   return out;
 }
