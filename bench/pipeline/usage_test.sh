@@ -31,4 +31,33 @@ expect "--mbps cannot apply" --report-only --work /nonexistent --mbps 50
 expect "--warm-from cannot apply" --report-only --work /nonexistent --warm-from x.frt
 expect "--report-only needs the --work DIR" --report-only
 expect "usage" --bogus
+
+# merge_rounds.py: bad files are one line, exit 1; a merge of rounds names the best policy.
+M=bench/pipeline/merge_rounds.py
+R=bench/results/pipeline_1gb.json
+T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
+merge_fails() {  # merge_fails SUBSTRING FILES...: merge_rounds.py exits 1 with one line holding SUBSTRING
+  local want="$1"; shift
+  local out rc
+  out="$(python3 "$M" "$@" --out "$T/m.json" 2>&1)"; rc=$?
+  if [ "$rc" != 1 ] || [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || [[ "$out" != *"$want"* ]]; then
+    echo "FAIL: merge_rounds.py $*: rc $rc, output: $out"; fail=1
+  fi
+}
+printf 'not json' >"$T/garbage.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["corpus_mb"]=5; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/other.json"
+merge_fails "$T/missing.json" "$R" "$T/missing.json"
+merge_fails "$T/garbage.json" "$R" "$T/garbage.json"
+merge_fails "corpus_mb is 5" "$R" "$T/other.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for c in d["cells"]:
+  if c["policy"] == "lru": c["measured_speedup"] = 9.0
+json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/fast_lru.json"
+if ! python3 "$M" "$R" "$T/fast_lru.json" --out "$T/m.json" >/dev/null ||
+   ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["rounds"] == 2 and d["best_measured_5"] == d["best_measured_20"] == "lru", d["best_measured_5"]
+c = [c for c in d["cells"] if c["policy"] == "lru"][0]
+assert c["measured_speedup_spread"][1] == 9.0 and len(c["wall_s_runs"]) == 2' "$T/m.json"; then
+  echo "FAIL: merge_rounds.py of two rounds"; fail=1
+fi
 exit $fail

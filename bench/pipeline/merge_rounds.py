@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Merges pipeline JSONs of the same job measured in separate sittings into one.
+
+bench/pipeline/run.sh --repeat N measures N rounds in one sitting. A run at a
+large corpus takes over an hour a round, so its rounds may be measured
+separately (one `run.sh --out` each, same settings); this merges them:
+a cell's measured speed-up is the median of the files' speed-ups (each file's
+own, against its own "none" runs), its spread their lowest and highest, and
+the best policy per size and those whose spread reaches the best one's lowest
+are named as run.sh names them.
+
+Usage: bench/pipeline/merge_rounds.py A.json B.json [...] --out MERGED.json
+"""
+import argparse
+import json
+import statistics
+import sys
+
+SAME = ("corpus_mb", "remote_mb_per_s", "remote_latency_ms", "days", "smartcache_warm_model_from")
+
+
+def fail(msg):
+    print("merge_rounds: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: %s" % (path, e))
+    if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
+        fail("%s: not a bench/pipeline/run.sh result (no cells)" % path)
+    return doc
+
+
+def merge(paths, docs):
+    first = docs[0]
+    for p, d in zip(paths[1:], docs[1:]):
+        for k in SAME:
+            if d.get(k) != first.get(k):
+                fail("%s: %s is %r, %s has %r" % (p, k, d.get(k), paths[0], first.get(k)))
+    key = lambda c: (c["policy"], c["size_pct"])
+    cells = [{key(c): c for c in d["cells"]} for d in docs]
+    if any(set(c) != set(cells[0]) for c in cells[1:]):
+        fail("the files measure different policies or sizes")
+    out = {k: first.get(k) for k in SAME}
+    out.update({"command": "bench/pipeline/merge_rounds.py " + " ".join(paths), "merged_from": paths,
+                "rounds": sum(d.get("rounds", 1) for d in docs),
+                "none_s": [d["none_s"] for d in docs], "cells": []})
+    for k in [key(c) for c in first["cells"]]:
+        runs = [c[k] for c in cells]
+        speedups = [r["measured_speedup"] for r in runs]
+        out["cells"].append({
+            "policy": k[0], "size_pct": k[1],
+            "wall_s_runs": [w for r in runs for w in r["wall_s_runs"]],
+            "measured_speedup": statistics.median(speedups),
+            "measured_speedup_runs": speedups,
+            "measured_speedup_spread": [min(speedups), max(speedups)],
+            "bytes_from_remote": statistics.median(r["bytes_from_remote"] for r in runs),
+            "bytes_from_remote_runs": [r["bytes_from_remote"] for r in runs],
+            "simulated_speedup": runs[0].get("simulated_speedup")})
+    for pct in sorted({c["size_pct"] for c in out["cells"]}):
+        at = [c for c in out["cells"] if c["size_pct"] == pct]
+        best = max(at, key=lambda c: c["measured_speedup"])
+        out["best_measured_%d" % pct] = best["policy"]
+        out["not_told_apart_from_best_%d" % pct] = [
+            c["policy"] for c in at
+            if c is not best and c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    if len(a.files) < 2:
+        ap.error("give at least two result files")
+    out = merge(a.files, [load(p) for p in a.files])
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+    print("%-12s %4s %9s %15s %12s" % ("policy", "size", "measured", "spread", "remote MB"))
+    for c in out["cells"]:
+        print("%-12s %3d%% %8.3fx %6.3f-%.3fx %12.0f" % (c["policy"], c["size_pct"], c["measured_speedup"],
+              c["measured_speedup_spread"][0], c["measured_speedup_spread"][1], c["bytes_from_remote"] / 1e6))
+    for k in sorted(out):
+        if k.startswith("best_measured_"):
+            pct = k.rsplit("_", 1)[1]
+            print("best at %s%%: %s; not told apart from it: %s" % (
+                pct, out[k], ", ".join(out["not_told_apart_from_best_" + pct]) or "none"))
+
+
+if __name__ == "__main__":
+    main()
