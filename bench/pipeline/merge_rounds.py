@@ -46,14 +46,19 @@ def merge(paths, docs):
     if any(set(c) != set(cells[0]) for c in cells[1:]):
         fail("the files measure different policies or sizes")
     out = {k: first.get(k) for k in SAME}
+    # Shaped as run.sh writes it, so `frugal report` renders a merge as well.
+    nones = [d["none_s"] for d in docs]
     out.update({"command": "bench/pipeline/merge_rounds.py " + " ".join(paths), "merged_from": paths,
-                "rounds": sum(d.get("rounds", 1) for d in docs),
-                "none_s": [d["none_s"] for d in docs], "cells": []})
+                "machine": first.get("machine"), "rounds": sum(d.get("rounds", 1) for d in docs),
+                "none_s": {"first": nones[0]["first"], "last": nones[-1]["last"],
+                           "reference": [n["reference"] for n in nones], "per_file": nones},
+                "cells": []})
     for k in [key(c) for c in first["cells"]]:
         runs = [c[k] for c in cells]
         speedups = [r["measured_speedup"] for r in runs]
         out["cells"].append({
             "policy": k[0], "size_pct": k[1],
+            "wall_s": statistics.median(w for r in runs for w in r["wall_s_runs"]),
             "wall_s_runs": [w for r in runs for w in r["wall_s_runs"]],
             "measured_speedup": statistics.median(speedups),
             "measured_speedup_runs": speedups,
