@@ -16,6 +16,8 @@ import json
 import statistics
 import sys
 
+CELL_KEYS = ("policy", "size_pct", "measured_speedup", "wall_s_runs", "bytes_from_remote")
+NONE_KEYS = ("first", "last", "reference")
 SAME = ("corpus_mb", "remote_mb_per_s", "remote_latency_ms", "days", "smartcache_warm_model_from")
 
 
@@ -32,6 +34,14 @@ def load(path):
         fail("%s: %s" % (path, e))
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
         fail("%s: not a bench/pipeline/run.sh result (no cells)" % path)
+    none = doc.get("none_s")
+    if not isinstance(none, dict) or any(not isinstance(none.get(k), (int, float)) for k in NONE_KEYS):
+        fail("%s: none_s needs numbers %s" % (path, ", ".join(NONE_KEYS)))
+    for i, c in enumerate(doc["cells"]):
+        if not isinstance(c, dict) or any(k not in c for k in CELL_KEYS):
+            fail("%s: cell %d lacks one of %s" % (path, i, ", ".join(CELL_KEYS)))
+        if not isinstance(c["measured_speedup"], (int, float)) or not isinstance(c["wall_s_runs"], list):
+            fail("%s: cell %d: measured_speedup must be a number and wall_s_runs a list" % (path, i))
     return doc
 
 

@@ -49,6 +49,10 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["corpus_mb"]=5; j
 merge_fails "$T/missing.json" "$R" "$T/missing.json"
 merge_fails "$T/garbage.json" "$R" "$T/garbage.json"
 merge_fails "corpus_mb is 5" "$R" "$T/other.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["cells"][3]["measured_speedup"]; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/no_speedup.json"
+merge_fails "cell 3 lacks one of" "$R" "$T/no_speedup.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["none_s"]=[1]; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/bad_none.json"
+merge_fails "none_s needs numbers" "$R" "$T/bad_none.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for c in d["cells"]:
   if c["policy"] == "lru": c["measured_speedup"] = 9.0
