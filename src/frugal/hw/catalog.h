@@ -83,6 +83,11 @@ struct GpuSpec {
   // far below fp32_tflops. The catalog only exposes it; time models that
   // want it read it here.
   std::optional<double> sustained_fp32_gemm_tflops;
+  // FP32 GEMM throughput a public benchmark measured on this GPU (TFLOPS):
+  // the best over square torch.mm sizes of a third party's run, so it is
+  // independent of the op timings frugal's models are trained on. The
+  // efficiency model scales it to a sustained rate (docs/perf.md).
+  std::optional<double> benchmarked_fp32_gemm_tflops;
   // The GPU's MIG profiles, smallest first; empty when it has no MIG.
   std::vector<MigProfile> mig_profiles;
 

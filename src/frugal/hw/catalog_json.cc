@@ -264,6 +264,8 @@ Result<GpuSpec> ParseGpu(const json& e, const std::string& where) {
   FRUGAL_RETURN_IF_ERROR(r.Number("tdp_w", false, &g.tdp_w, kMaxWatts));
   FRUGAL_RETURN_IF_ERROR(r.Number("sustained_fp32_gemm_tflops", false,
                                   &g.sustained_fp32_gemm_tflops, kMaxTflops));
+  FRUGAL_RETURN_IF_ERROR(r.Number("benchmarked_fp32_gemm_tflops", false,
+                                  &g.benchmarked_fp32_gemm_tflops, kMaxTflops));
   FRUGAL_RETURN_IF_ERROR(r.String("notes", false, &g.notes));
   FRUGAL_RETURN_IF_ERROR(ParseMigProfiles(r.Get("mig_profiles"), where, &g));
 
@@ -428,6 +430,7 @@ json GpuToJson(const GpuSpec& g) {
   j["pcie_gen"] = OrNull(g.pcie_gen);
   j["tdp_w"] = OrNull(g.tdp_w);
   j["sustained_fp32_gemm_tflops"] = OrNull(g.sustained_fp32_gemm_tflops);
+  j["benchmarked_fp32_gemm_tflops"] = OrNull(g.benchmarked_fp32_gemm_tflops);
   if (g.mig_profiles.empty()) {
     j["mig_profiles"] = nullptr;
   } else {

@@ -31,6 +31,7 @@ inline constexpr const char* kGpuFigureFields[] = {"architecture",
                                                    "pcie_gen",
                                                    "tdp_w",
                                                    "sustained_fp32_gemm_tflops",
+                                                   "benchmarked_fp32_gemm_tflops",
                                                    "mig_profiles"};
 inline constexpr const char* kInstanceFigureFields[] = {"gpu",
                                                         "gpu_count",

@@ -311,6 +311,13 @@ TEST_F(CatalogFileTest, SustainedThroughputIsAFigureWithASource) {
   doc["gpus"][1]["sustained_fp32_gemm_tflops"] = -1;
   ExpectRejected(doc, "sustained_fp32_gemm_tflops must be a positive number");
   doc["gpus"][1]["sustained_fp32_gemm_tflops"] = 3.2;
+  doc["gpus"][1]["benchmarked_fp32_gemm_tflops"] = 4.3;
+  auto bench = LoadCatalog(Write("c.json", doc.dump()));
+  ASSERT_TRUE(bench.ok()) << bench.status().ToString();
+  EXPECT_DOUBLE_EQ(*bench->FindGpu("T4")->benchmarked_fp32_gemm_tflops, 4.3);
+  doc["gpus"][1]["benchmarked_fp32_gemm_tflops"] = 0;
+  ExpectRejected(doc, "benchmarked_fp32_gemm_tflops must be a positive number");
+  doc["gpus"][1].erase("benchmarked_fp32_gemm_tflops");
   doc["gpus"][1]["memory_type"] = "SRAM";
   ExpectRejected(doc, "memory_type 'SRAM' is neither GDDR* nor HBM*");
   doc["gpus"][1]["memory_type"] = "HBM2e";

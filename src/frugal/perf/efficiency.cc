@@ -10,12 +10,18 @@
 // (CSV files) of that GPU — a campaign run throttled does not set the card's
 // level. For any other GPU it derives them from catalog figures with a rule
 // fitted to the trained GPUs:
-//   sustained FLOP/s = min(gamma * nameplate FP32 peak, kappa * board power)
+//   sustained FLOP/s = rho * benchmarked FP32 GEMM FLOP/s, where the catalog
+//                      has a public benchmark's figure for the GPU, else
+//                    = min(gamma * nameplate FP32 peak, kappa * board power)
 //   sustained bytes/s = beta[memory class] * nameplate memory bandwidth
 // kappa (FLOP/s per watt) is the power limit: a 70 W card cannot hold its
 // boost clock through a long GEMM, whatever its nameplate says. gamma and
 // kappa minimise the squared log error of the rule over the trained GPUs
-// (grid search); beta is the median achieved bandwidth fraction of the
+// (grid search); rho is the median ratio of measured to benchmarked FLOP/s
+// over the trained GPUs that have a benchmark figure (used from two such
+// GPUs on: a benchmark's best square torch.mm lands near the same fraction
+// of what a GPU sustains on real layers, where peak and power do not);
+// beta is the median achieved bandwidth fraction of the
 // trained GPUs of the same memory class (MemoryClass), or of all of them
 // when none shares it.
 //
@@ -75,6 +81,9 @@ std::string MemoryClass(const GpuFeatures& g) {
 // watt, the power term extrapolates past anything measured.
 constexpr double kPowerExtrapolation = 2.0;
 
+// Trained GPUs with a benchmark figure needed before rho is used.
+constexpr size_t kMinBenchmarkedGpus = 2;
+
 struct Rule {
   double gamma = 0.8;
   double kappa = 0;  // FLOP/s per W; 0 = no power term
@@ -82,6 +91,10 @@ struct Rule {
   // fraction of peak (0 when unknown).
   double max_flops_per_w = 0;
   double min_fraction = 0;
+  // Measured over benchmarked FP32 GEMM FLOP/s (median over the trained
+  // GPUs with a benchmark figure) and how many they were; 0 = not used.
+  double rho = 0;
+  int rho_gpus = 0;
   double beta = 0.8;  // GPUs of a memory class no trained GPU has
   std::map<std::string, double> beta_by_class;
 };
@@ -173,6 +186,8 @@ class EfficiencyModel final : public OpTimeModel {
               {"beta", rule_.beta},
               {"max_trained_gflops_per_w", rule_.max_flops_per_w / 1e9},
               {"min_trained_fraction_of_peak", rule_.min_fraction},
+              {"benchmarked_ratio", rule_.rho},
+              {"benchmarked_gpus", rule_.rho_gpus},
               {"beta_by_memory_class", rule_.beta_by_class}}},
             {"measured", gpus},
             {"throttled_campaigns_left_out", excluded_},
@@ -191,9 +206,13 @@ class EfficiencyModel final : public OpTimeModel {
       rule_.beta = r.at("beta").get<double>();
       rule_.max_flops_per_w = r.at("max_trained_gflops_per_w").get<double>() * 1e9;
       rule_.min_fraction = r.at("min_trained_fraction_of_peak").get<double>();
+      // Absent in model files written before the benchmark figures.
+      rule_.rho = r.value("benchmarked_ratio", 0.0);
+      rule_.rho_gpus = r.value("benchmarked_gpus", 0);
       rule_.beta_by_class =
           r.at("beta_by_memory_class").get<std::map<std::string, double>>();
-      bool ok = rule_.gamma > 0 && rule_.beta > 0 && rule_.kappa >= 0;
+      bool ok = rule_.gamma > 0 && rule_.beta > 0 && rule_.kappa >= 0 &&
+                rule_.rho >= 0 && std::isfinite(rule_.rho);
       for (const auto& [c, b] : rule_.beta_by_class) ok = ok && b > 0;
       if (!ok)
         return InvalidArgument("efficiency: rule figures must be positive");
@@ -244,7 +263,7 @@ class EfficiencyModel final : public OpTimeModel {
       }
     }
     struct Point {
-      double peak, tdp, sustained;
+      double peak, tdp, sustained, benchmarked;
     };
     std::vector<Point> compute;
     std::vector<double> bw_frac;
@@ -271,7 +290,7 @@ class EfficiencyModel final : public OpTimeModel {
             }
           }
           m.flops = c;
-          compute.push_back({g->peak_flops, g->tdp_w, c});
+          compute.push_back({g->peak_flops, g->tdp_w, c, g->benchmarked_flops});
         }
       }
       if (auto it = stream.find(name); it != stream.end()) {
@@ -302,6 +321,14 @@ class EfficiencyModel final : public OpTimeModel {
       }
       return sum;
     };
+    std::vector<double> rho;
+    for (const Point& p : compute) {
+      if (p.benchmarked > 0) rho.push_back(p.sustained / p.benchmarked);
+    }
+    if (rho.size() >= kMinBenchmarkedGpus) {
+      rule_.rho = Median(rho);
+      rule_.rho_gpus = static_cast<int>(rho.size());
+    }
     for (const Point& p : compute) {
       if (p.tdp > 0) rule_.max_flops_per_w = std::max(rule_.max_flops_per_w, p.peak / p.tdp);
       const double f = p.sustained / p.peak;
@@ -336,6 +363,10 @@ class EfficiencyModel final : public OpTimeModel {
         r.flops = std::max(r.flops, rule_.min_fraction * g.peak_flops);
       }
     }
+    // A public benchmark of this GPU carries what peak and power do not
+    // (of the trained GPUs, V100 sustains 0.95 of its peak and A100 PCIe
+    // 0.80, both 250 W cards).
+    if (rule_.rho > 0 && g.benchmarked_flops > 0) r.flops = rule_.rho * g.benchmarked_flops;
     auto beta = rule_.beta_by_class.find(MemoryClass(g));
     r.bw_bps = (beta == rule_.beta_by_class.end() ? rule_.beta : beta->second) *
                g.mem_bw_bps;

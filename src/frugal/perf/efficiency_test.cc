@@ -1,6 +1,7 @@
 // The efficiency model's sustained-rate rule: measured rates on trained
-// GPUs, the fitted peak / power / memory-class rule on others, and
-// throttled measurement campaigns left out.
+// GPUs, a public benchmark figure scaled by the trained GPUs' ratio or the
+// fitted peak / power / memory-class rule on others, and throttled
+// measurement campaigns left out.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,12 +62,17 @@ TEST(EfficiencyModel, KeepsMeasuredRatesAndFitsTheRule) {
   EXPECT_NEAR(j["rule"]["beta_by_memory_class"]["hbm-volta+"].get<double>(), 0.9, 1e-6);
   EXPECT_NEAR(j["rule"]["beta_by_memory_class"]["other"].get<double>(), 0.75, 1e-6);
   EXPECT_TRUE(j["throttled_campaigns_left_out"].empty());
+  // T4, P4 and P100 have benchmark figures in the catalog (4.30, 4.55, 8.38
+  // TFLOP/s; V100-PCIE-32GB has none): measured over benchmarked is 0.895,
+  // 0.907 and 0.909, median 0.907.
+  EXPECT_NEAR(j["rule"]["benchmarked_ratio"].get<double>(), 4.125 / 4.55, 1e-6);
+  EXPECT_EQ(j["rule"]["benchmarked_gpus"].get<int>(), 3);
 
-  // An unseen A100 PCIe (19.5 TFLOP/s, 250 W, HBM2, ampere): power-limited
-  // at about 55 * 250 = 13.75 TFLOP/s, and streams at 0.9 of 1555 GB/s; a
-  // large GEMM and a large add land near those rates (the trees learned
-  // efficiency ~1 of the sustained roofline; both shapes are far above the
-  // latency floors the trained GPUs' smallest launches set).
+  // An unseen A100 PCIe (19.5 TFLOP/s, 250 W, HBM2, ampere; benchmarked at
+  // 17.56): 0.907 * 17.56 = 15.9 TFLOP/s, and it streams at 0.9 of 1555
+  // GB/s; a large GEMM and a large add land near those rates (the trees
+  // learned efficiency ~1 of the sustained roofline; both shapes are far
+  // above the latency floors the trained GPUs' smallest launches set).
   OpShape gemm;
   gemm.op = PerfOp::kLinear;
   gemm.m = 65536;
@@ -81,8 +87,22 @@ TEST(EfficiencyModel, KeepsMeasuredRatesAndFitsTheRule) {
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   const double gemm_tflops = 2.0 * 65536 * 4096 * 1536 / ((*t)[0] * 1e9);
   const double add_gbps = 12.0 * 400000 * 4096 / ((*t)[1] * 1e6);
-  EXPECT_NEAR(gemm_tflops, 13.75, 0.1 * 13.75);
+  EXPECT_NEAR(gemm_tflops, 4.125 / 4.55 * 17.56, 0.05 * 15.9);
   EXPECT_NEAR(add_gbps, 0.9 * 1555, 0.1 * 0.9 * 1555);
+
+  // A model file from before the benchmark figures has no ratio: the peak /
+  // power rule, power-limited at about 55 * 250 = 13.75 TFLOP/s.
+  nlohmann::json old = j;
+  old["rule"].erase("benchmarked_ratio");
+  old["rule"].erase("benchmarked_gpus");
+  auto loaded = NewOpTimeModel("efficiency");
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_TRUE((*loaded)->FromJson(old).ok());
+  auto rule_t = (*loaded)->PredictMs(shapes, CatalogGpu("A100-PCIE-40GB"));
+  ASSERT_TRUE(rule_t.ok()) << rule_t.status().ToString();
+  const double rule_tflops = 2.0 * 65536 * 4096 * 1536 / ((*rule_t)[0] * 1e9);
+  EXPECT_NEAR(rule_tflops, 13.75, 0.1 * 13.75);
+  EXPECT_GT(gemm_tflops / rule_tflops, 1.08);
 }
 
 TEST(EfficiencyModel, LeavesOutThrottledCampaigns) {
@@ -109,6 +129,9 @@ TEST(EfficiencyModel, RejectsAMalformedRule) {
   auto fresh = NewOpTimeModel("efficiency");
   ASSERT_TRUE(fresh.ok());
   j["rule"]["gamma"] = -1;
+  EXPECT_FALSE((*fresh)->FromJson(j).ok());
+  j["rule"]["gamma"] = 0.8;
+  j["rule"]["benchmarked_ratio"] = -0.5;
   EXPECT_FALSE((*fresh)->FromJson(j).ok());
   j.erase("rule");
   EXPECT_FALSE((*fresh)->FromJson(j).ok());

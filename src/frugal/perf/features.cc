@@ -295,6 +295,8 @@ Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
                    : std::round(f.peak_flops / (2.0 * 128 * f.clock_mhz * 1e6));
   f.l2_bytes = gpu.l2_mib ? *gpu.l2_mib * 1024 * 1024 : 0;
   f.tdp_w = gpu.tdp_w ? *gpu.tdp_w : 0;
+  f.benchmarked_flops =
+      gpu.benchmarked_fp32_gemm_tflops ? *gpu.benchmarked_fp32_gemm_tflops * 1e12 : 0;
   f.architecture = gpu.architecture;
   f.memory_type = gpu.memory_type;
   return f;

@@ -26,6 +26,9 @@ struct GpuFeatures {
   double l2_bytes = 0;    // 0 when the catalog does not state it
   double clock_mhz = 0;   // imputed (1500) when absent
   double tdp_w = 0;       // board power; 0 when the catalog does not state it
+  // A public benchmark's FP32 GEMM FLOP/s (catalog
+  // benchmarked_fp32_gemm_tflops); 0 when the catalog has none.
+  double benchmarked_flops = 0;
   std::string architecture;  // "volta", ...
   std::string memory_type;   // "HBM2", "GDDR6", ...; empty when not stated
 };
