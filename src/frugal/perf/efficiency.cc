@@ -349,24 +349,30 @@ class EfficiencyModel final : public OpTimeModel {
     return Status::Ok();
   }
 
-  SustainedRates RatesFor(const GpuFeatures& g) const {
-    SustainedRates r;
-    r.flops = rule_.gamma * g.peak_flops;
+  // The sustained FLOP/s of a GPU without measurements: its public benchmark
+  // figure where it has one, which carries what peak and power do not (of
+  // the trained GPUs, V100 sustains 0.95 of its peak and A100 PCIe 0.80,
+  // both 250 W cards), else the peak / power rule.
+  double RuleFlops(const GpuFeatures& g) const {
+    if (rule_.rho > 0 && g.benchmarked_flops > 0) return rule_.rho * g.benchmarked_flops;
+    double flops = rule_.gamma * g.peak_flops;
     if (rule_.kappa > 0 && g.tdp_w > 0) {
-      r.flops = std::min(r.flops, rule_.kappa * g.tdp_w);
+      flops = std::min(flops, rule_.kappa * g.tdp_w);
       // A card far more efficient per watt than any trained one (L4: 420
       // GFLOP/s per W at 4 nm against at most 116) would be capped by a
       // power figure fitted to older processes: bound it below by the
       // lowest fraction of peak a trained GPU sustained.
       if (rule_.max_flops_per_w > 0 &&
           g.peak_flops / g.tdp_w > kPowerExtrapolation * rule_.max_flops_per_w) {
-        r.flops = std::max(r.flops, rule_.min_fraction * g.peak_flops);
+        flops = std::max(flops, rule_.min_fraction * g.peak_flops);
       }
     }
-    // A public benchmark of this GPU carries what peak and power do not
-    // (of the trained GPUs, V100 sustains 0.95 of its peak and A100 PCIe
-    // 0.80, both 250 W cards).
-    if (rule_.rho > 0 && g.benchmarked_flops > 0) r.flops = rule_.rho * g.benchmarked_flops;
+    return flops;
+  }
+
+  SustainedRates RatesFor(const GpuFeatures& g) const {
+    SustainedRates r;
+    r.flops = RuleFlops(g);
     auto beta = rule_.beta_by_class.find(MemoryClass(g));
     r.bw_bps = (beta == rule_.beta_by_class.end() ? rule_.beta : beta->second) *
                g.mem_bw_bps;
