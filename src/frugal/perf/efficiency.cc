@@ -26,15 +26,31 @@
 // when none shares it.
 //
 // Target: ln(latency / sustained roofline) for launches above the GPU's
-// latency floor, one booster per op type over EfficiencyFeatures; the
+// latency floor, boosters per op type over EfficiencyFeatures; the
 // prediction is max(floor, sustained roofline * exp(tree)), and never under
 // the nameplate roofline (efficiency <= 1).
+//
+// Kernel families. cuBLAS and cuDNN run different kernels before and after
+// Volta (maxwell_* against volta_* / ampere_*), and their shape effects do
+// not carry over: on the Pascal cards measured, GEMMs running over 128 ms
+// reach 0.4-0.7 of their GPU's median rate, on the Volta-or-later ones
+// 0.9-1.0. Trees pooled over both taught a T4 held out of training the
+// Pascal slowdown (its long linears over-predicted by 40-80%). So for GEMM
+// and convolution (the cuBLAS / cuDNN op types), a family with at least two
+// trained GPUs has its own boosters, fitted on its GPUs' rows only, and its
+// GPUs use them; every other case uses the boosters fitted on all GPUs
+// ("any"): normalisations and elementwise ops, which run PyTorch's own
+// kernels on every architecture, and a family measured on one GPU only,
+// whose own trees would learn that GPU rather than the family (a Pascal
+// card held out with one Pascal card in training: bmm 11 -> 29% error).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "frugal/base/stats.h"
 #include "frugal/perf/boosters.h"
@@ -47,6 +63,16 @@ constexpr double kLargeGemmFlops = 1e10;
 constexpr double kLargeStreamBytes = 1e8;
 constexpr size_t kMinCampaignRows = 20;
 constexpr double kThrottledCampaign = 0.5;
+
+constexpr const char* kPreVoltaFamily = "pre-volta";
+constexpr const char* kVoltaFamily = "volta+";
+
+constexpr const char* kAnyFamily = "any";
+constexpr size_t kMinFamilyGpus = 2;
+
+const char* KernelFamily(const GpuFeatures& g) {
+  return PreVolta(g.architecture) ? kPreVoltaFamily : kVoltaFamily;
+}
 
 bool IsStreamOp(PerfOp op) {
   return !IsHeavyPerfOp(op) && op != PerfOp::kSoftmax &&
@@ -105,7 +131,7 @@ class EfficiencyModel final : public OpTimeModel {
 
   Status Train(const std::vector<TrainRow>& all_rows,
                const TrainOptions& options) override {
-    boosters_.Clear();
+    families_.clear();
     measured_.clear();
     floors_.Fit(all_rows);
     FRUGAL_RETURN_IF_ERROR(FitRates(all_rows));
@@ -120,8 +146,11 @@ class EfficiencyModel final : public OpTimeModel {
     std::map<std::string, std::pair<GpuFeatures, SustainedRates>> gpus;
     const size_t nf = EfficiencyFeatureNames().size();
     for (const auto& [op, members] : by_op) {
-      std::vector<float> x, y;
-      x.reserve(members.size() * nf);
+      struct Data {
+        std::vector<float> x, y;
+        std::set<std::string> gpus;
+      };
+      std::map<std::string, Data> by_family;
       for (const auto* r : members) {
         auto it = gpus.find(r->gpu->name);
         if (it == gpus.end()) {
@@ -129,19 +158,28 @@ class EfficiencyModel final : public OpTimeModel {
           it = gpus.emplace(r->gpu->name, std::pair{g, RatesFor(g)}).first;
         }
         const auto& [g, rates] = it->second;
-        std::vector<float> f = EfficiencyFeatures(r->shape, g, rates);
-        x.insert(x.end(), f.begin(), f.end());
-        y.push_back(static_cast<float>(
-            std::log(r->latency_ms / SustainedRooflineMs(r->shape, rates))));
+        const std::vector<float> f = EfficiencyFeatures(r->shape, g, rates);
+        const auto y = static_cast<float>(
+            std::log(r->latency_ms / SustainedRooflineMs(r->shape, rates)));
+        for (std::string_view family : {kAnyFamily, KernelFamily(g)}) {
+          if (family != kAnyFamily && !IsHeavyPerfOp(op)) continue;
+          Data& d = by_family[std::string(family)];
+          d.x.insert(d.x.end(), f.begin(), f.end());
+          d.y.push_back(y);
+          d.gpus.insert(g.name);
+        }
       }
-      FRUGAL_RETURN_IF_ERROR(boosters_.Fit(op, x, nf, y, options));
+      for (const auto& [family, d] : by_family) {
+        if (family != kAnyFamily && d.gpus.size() < kMinFamilyGpus) continue;
+        FRUGAL_RETURN_IF_ERROR(families_[family].Fit(op, d.x, nf, d.y, options));
+      }
     }
     return Status::Ok();
   }
 
   Result<std::vector<double>> PredictMs(std::span<const OpShape> shapes,
                                         const GpuSpec& gpu) const override {
-    if (boosters_.empty())
+    if (families_.empty())
       return FailedPrecondition("efficiency model is not trained");
     FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
     const SustainedRates rates = RatesFor(g);
@@ -156,7 +194,7 @@ class EfficiencyModel final : public OpTimeModel {
         x.insert(x.end(), f.begin(), f.end());
       }
       FRUGAL_ASSIGN_OR_RETURN(std::vector<float> pred,
-                              boosters_.Predict("efficiency", op, x, nf));
+                              BoostersFor(g, op).Predict("efficiency", op, x, nf));
       const double floor = floors_.For(op, gpu.name);
       for (size_t j = 0; j < idx.size(); ++j) {
         const OpShape& s = shapes[idx[j]];
@@ -177,6 +215,8 @@ class EfficiencyModel final : public OpTimeModel {
       if (r.bw_bps > 0) m["sustained_mem_bw_gbps"] = r.bw_bps / 1e9;
       gpus[name] = m;
     }
+    nlohmann::json families = nlohmann::json::object();
+    for (const auto& [family, b] : families_) families[family] = b.ToJson(binary);
     return {{"target", "ln(latency_ms / sustained_roofline_ms) above the floor"},
             {"prediction",
              "max(floor_ms, sustained_roofline_ms * exp(tree), roofline_core_ms)"},
@@ -193,11 +233,11 @@ class EfficiencyModel final : public OpTimeModel {
             {"throttled_campaigns_left_out", excluded_},
             {"features", EfficiencyFeatureNames()},
             {"floors_ms", floors_.ToJson()},
-            {"boosters", boosters_.ToJson(binary)}};
+            {"boosters_by_kernel_family", families}};
   }
 
   Status FromJson(const nlohmann::json& j) override {
-    boosters_.Clear();
+    families_.clear();
     measured_.clear();
     try {
       const auto& r = j.at("rule");
@@ -226,15 +266,33 @@ class EfficiencyModel final : public OpTimeModel {
       return InvalidArgument(std::string("efficiency: malformed state: ") +
                              e.what());
     }
-    if (!j.contains("floors_ms") || !j.contains("boosters"))
-      return InvalidArgument("efficiency: state lacks floors_ms or boosters");
+    // Model files written before the kernel families hold one set of
+    // boosters over all GPUs ("boosters"): they load as the "any" family.
+    nlohmann::json families;
+    if (j.contains("boosters_by_kernel_family")) {
+      families = j["boosters_by_kernel_family"];
+    } else if (j.contains("boosters")) {
+      families = nlohmann::json::object();
+      families[kAnyFamily] = j["boosters"];
+    }
+    if (!j.contains("floors_ms") || !families.is_object()) {
+      return InvalidArgument(
+          "efficiency: state lacks floors_ms or boosters_by_kernel_family");
+    }
     if (j.contains("features") &&
         j["features"] != nlohmann::json(EfficiencyFeatureNames())) {
       return InvalidArgument(
           "efficiency: feature names differ from this build's");
     }
     FRUGAL_RETURN_IF_ERROR(floors_.FromJson("efficiency", j["floors_ms"]));
-    return boosters_.FromJson("efficiency", j["boosters"]);
+    for (const auto& [family, b] : families.items()) {
+      if (family != kPreVoltaFamily && family != kVoltaFamily && family != kAnyFamily)
+        return InvalidArgument("efficiency: unknown kernel family '" + family + "'");
+      FRUGAL_RETURN_IF_ERROR(families_[family].FromJson("efficiency", b));
+    }
+    if (!families_.count(kAnyFamily))
+      return InvalidArgument("efficiency: state lacks the 'any' boosters");
+    return Status::Ok();
   }
 
  private:
@@ -349,6 +407,16 @@ class EfficiencyModel final : public OpTimeModel {
     return Status::Ok();
   }
 
+  // The boosters of `g`'s kernel family for `op` where it has its own, else
+  // the ones fitted on all GPUs.
+  const OpBoosters& BoostersFor(const GpuFeatures& g, PerfOp op) const {
+    auto own = families_.find(KernelFamily(g));
+    if (IsHeavyPerfOp(op) && own != families_.end() && own->second.Has(op))
+      return own->second;
+    auto any = families_.find(kAnyFamily);
+    return any != families_.end() ? any->second : families_.begin()->second;
+  }
+
   // The sustained FLOP/s of a GPU without measurements: its public benchmark
   // figure where it has one, which carries what peak and power do not (of
   // the trained GPUs, V100 sustains 0.95 of its peak and A100 PCIe 0.80,
@@ -390,7 +458,7 @@ class EfficiencyModel final : public OpTimeModel {
   std::map<std::pair<std::string, int32_t>, double> throttled_;
   nlohmann::json excluded_ = nlohmann::json::array();
   LatencyFloors floors_;
-  OpBoosters boosters_;
+  std::map<std::string, OpBoosters> families_;  // by KernelFamily
 };
 
 }  // namespace

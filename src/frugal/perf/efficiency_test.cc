@@ -1,7 +1,7 @@
 // The efficiency model's sustained-rate rule: measured rates on trained
 // GPUs, a public benchmark figure scaled by the trained GPUs' ratio or the
 // fitted peak / power / memory-class rule on others, and throttled
-// measurement campaigns left out.
+// measurement campaigns left out; GEMM boosters per kernel family.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,10 +16,11 @@ using testing::TheCatalog;
 
 using testing::CatalogGpu;
 
-// Large GEMMs at `tflops`, large adds at `gbps`, and small launches at the
-// floor, for one GPU and one campaign (source).
+// Large GEMMs at `tflops` (`long_slowdown` times slower from m = 8192 on),
+// large adds at `gbps`, and small launches at the floor, for one GPU and one
+// campaign (source).
 void AddGpu(const char* name, double tflops, double gbps, int32_t source,
-            std::vector<TrainRow>* rows) {
+            std::vector<TrainRow>* rows, double long_slowdown = 1) {
   const GpuSpec& g = CatalogGpu(name);
   for (int i = 0; i < 40; ++i) {
     OpShape s;
@@ -28,7 +29,8 @@ void AddGpu(const char* name, double tflops, double gbps, int32_t source,
     s.n = 4096;
     s.k = 1024 + 128 * (i % 7);
     const double flops = 2.0 * s.m * s.n * s.k;
-    rows->push_back(TrainRow{s, &g, 1e3 * flops / (tflops * 1e12), source});
+    const double slow = s.m >= 8192 ? long_slowdown : 1;
+    rows->push_back(TrainRow{s, &g, 1e3 * slow * flops / (tflops * 1e12), source});
     OpShape a;
     a.op = PerfOp::kAdd;
     a.b = 8192 + 512 * i;
@@ -120,6 +122,77 @@ TEST(EfficiencyModel, LeavesOutThrottledCampaigns) {
               1e-6);
 }
 
+// GEMM shape effects are learned per kernel family (pre-Volta / Volta and
+// later) once a family has two trained GPUs: a Pascal-only slowdown of long
+// GEMMs does not reach an unseen Volta-or-later GPU, where trees pooled over
+// both families pass it on.
+TEST(EfficiencyModel, LearnsGemmShapeEffectsPerKernelFamily) {
+  std::vector<TrainRow> rows;
+  AddGpu("V100-PCIE-32GB", 12, 800, 0, &rows);
+  AddGpu("T4", 4, 240, 1, &rows);
+  AddGpu("P100-PCIE-16GB", 7, 550, 2, &rows, 2.0);
+  AddGpu("P4", 4, 144, 3, &rows, 2.0);
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const nlohmann::json j = (*m)->ToJson(false);
+  const auto& families = j["boosters_by_kernel_family"];
+  ASSERT_TRUE(families.contains("any"));
+  EXPECT_TRUE(families["pre-volta"].contains("linear"));
+  EXPECT_TRUE(families["volta+"].contains("linear"));
+  EXPECT_FALSE(families["volta+"].contains("add"));  // PyTorch's own kernel
+
+  OpShape short_gemm, long_gemm;
+  short_gemm.op = long_gemm.op = PerfOp::kLinear;
+  short_gemm.n = long_gemm.n = 4096;
+  short_gemm.k = long_gemm.k = 1536;
+  short_gemm.m = 4096;
+  long_gemm.m = 11264;
+  const OpShape shapes[] = {short_gemm, long_gemm};
+  auto ratio = [&](const nlohmann::json& state, const char* gpu) {
+    auto fresh = NewOpTimeModel("efficiency");
+    const Status st = (*fresh)->FromJson(state);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto t = (*fresh)->PredictMs(shapes, CatalogGpu(gpu));
+    if (!t.ok()) {
+      ADD_FAILURE() << t.status().ToString();
+      return 0.0;
+    }
+    // Time per FLOP of the long GEMM over the short one's.
+    return ((*t)[1] / long_gemm.m) / ((*t)[0] / short_gemm.m);
+  };
+  EXPECT_NEAR(ratio(j, "A100-PCIE-40GB"), 1.0, 0.1);
+  EXPECT_NEAR(ratio(j, "P100-PCIE-16GB"), 2.0, 0.2);
+  // The Volta-or-later GPU uses its family's boosters: given the Pascal
+  // ones in their place, it slows down like Pascal.
+  nlohmann::json swapped = j;
+  swapped["boosters_by_kernel_family"]["volta+"] = families["pre-volta"];
+  EXPECT_NEAR(ratio(swapped, "A100-PCIE-40GB"), 2.0, 0.2);
+  // A model file from before the families: its boosters are the pooled ones.
+  nlohmann::json pooled = j;
+  pooled["boosters_by_kernel_family"].erase("pre-volta");
+  pooled["boosters_by_kernel_family"].erase("volta+");
+  nlohmann::json old = pooled;
+  old["boosters"] = families["any"];
+  old.erase("boosters_by_kernel_family");
+  EXPECT_NEAR(ratio(old, "P100-PCIE-16GB"), ratio(pooled, "P100-PCIE-16GB"), 1e-9);
+
+  // One GPU per family: pooled boosters only.
+  std::vector<TrainRow> two;
+  AddGpu("V100-PCIE-32GB", 12, 800, 0, &two);
+  AddGpu("P4", 4, 144, 1, &two, 2.0);
+  auto m2 = TrainOpTimeModel("efficiency", two, Fast());
+  ASSERT_TRUE(m2.ok()) << m2.status().ToString();
+  const nlohmann::json j2 = (*m2)->ToJson(false);
+  EXPECT_EQ(j2["boosters_by_kernel_family"].size(), 1u);
+  nlohmann::json unknown = j2;
+  unknown["boosters_by_kernel_family"]["hopper"] = unknown["boosters_by_kernel_family"]["any"];
+  auto fresh = NewOpTimeModel("efficiency");
+  EXPECT_FALSE((*fresh)->FromJson(unknown).ok());
+  unknown["boosters_by_kernel_family"].erase("any");
+  unknown["boosters_by_kernel_family"].erase("hopper");
+  EXPECT_FALSE((*fresh)->FromJson(unknown).ok());
+}
+
 TEST(EfficiencyModel, RejectsAMalformedRule) {
   std::vector<TrainRow> rows;
   AddGpu("V100-PCIE-32GB", 11, 800, 0, &rows);
@@ -157,7 +230,7 @@ TEST(TreeModelFiles, MalformedTreesAreRefused) {
   };
   ASSERT_TRUE(load(good).ok());
   auto tree = [](nlohmann::json& j) -> nlohmann::json& {
-    return j["boosters"]["linear"]["learner"]["gradient_booster"]["model"]["trees"][0];
+    return j["boosters_by_kernel_family"]["any"]["linear"]["learner"]["gradient_booster"]["model"]["trees"][0];
   };
   nlohmann::json loop = good;
   tree(loop)["left_children"][0] = 0;  // the root its own child
@@ -165,7 +238,7 @@ TEST(TreeModelFiles, MalformedTreesAreRefused) {
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("not a later node"), std::string::npos) << st.message();
   nlohmann::json count = good;
-  count["boosters"]["linear"]["learner"]["gradient_booster"]["model"]["gbtree_model_param"]
+  count["boosters_by_kernel_family"]["any"]["linear"]["learner"]["gradient_booster"]["model"]["gbtree_model_param"]
        ["num_trees"] = "0";
   EXPECT_FALSE(load(count).ok());
   nlohmann::json id = good;
