@@ -74,6 +74,14 @@ const char* KernelFamily(const GpuFeatures& g) {
   return PreVolta(g.architecture) ? kPreVoltaFamily : kVoltaFamily;
 }
 
+// linear or bmm by name (the GEMM op types with their own rates).
+Result<PerfOp> GemmOpNamed(const std::string& name) {
+  for (PerfOp op : {PerfOp::kLinear, PerfOp::kBmm}) {
+    if (name == PerfOpName(op)) return op;
+  }
+  return InvalidArgument("efficiency: '" + name + "' is not a GEMM op type (linear, bmm)");
+}
+
 bool IsStreamOp(PerfOp op) {
   return !IsHeavyPerfOp(op) && op != PerfOp::kSoftmax &&
          op != PerfOp::kLayerNorm;
@@ -123,6 +131,16 @@ struct Rule {
   int rho_gpus = 0;
   double beta = 0.8;  // GPUs of a memory class no trained GPU has
   std::map<std::string, double> beta_by_class;
+  // Per GEMM op type (linear, bmm): the median over the trained GPUs of its
+  // own rate over the GPU's GEMM rate; absent = 1.
+  std::map<PerfOp, double> op_ratio;
+};
+
+// What a trained GPU's kernels reached: its GEMM rate (the best campaign
+// over every GEMM op type) and bandwidth, and each GEMM op type's own rate.
+struct Measured {
+  SustainedRates rates;
+  std::map<PerfOp, double> gemm_flops;
 };
 
 class EfficiencyModel final : public OpTimeModel {
@@ -143,9 +161,9 @@ class EfficiencyModel final : public OpTimeModel {
     std::vector<TrainRow> rows = Subsample(kept, options);
     std::map<PerfOp, std::vector<const TrainRow*>> by_op = RowsAboveFloor(rows, floors_);
     if (by_op.empty()) return InvalidArgument("efficiency: no training rows");
-    std::map<std::string, std::pair<GpuFeatures, SustainedRates>> gpus;
     const size_t nf = EfficiencyFeatureNames().size();
     for (const auto& [op, members] : by_op) {
+      std::map<std::string, std::pair<GpuFeatures, SustainedRates>> gpus;
       struct Data {
         std::vector<float> x, y;
         std::set<std::string> gpus;
@@ -155,7 +173,7 @@ class EfficiencyModel final : public OpTimeModel {
         auto it = gpus.find(r->gpu->name);
         if (it == gpus.end()) {
           FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(*r->gpu));
-          it = gpus.emplace(r->gpu->name, std::pair{g, RatesFor(g)}).first;
+          it = gpus.emplace(r->gpu->name, std::pair{g, RatesFor(g, op)}).first;
         }
         const auto& [g, rates] = it->second;
         const std::vector<float> f = EfficiencyFeatures(r->shape, g, rates);
@@ -182,11 +200,11 @@ class EfficiencyModel final : public OpTimeModel {
     if (families_.empty())
       return FailedPrecondition("efficiency model is not trained");
     FRUGAL_ASSIGN_OR_RETURN(GpuFeatures g, GpuFeaturesOf(gpu));
-    const SustainedRates rates = RatesFor(g);
     std::vector<double> out(shapes.size(), 0.0);
     const std::map<PerfOp, std::vector<size_t>> by_op = IndicesByOp(shapes);
     const size_t nf = EfficiencyFeatureNames().size();
     for (const auto& [op, idx] : by_op) {
+      const SustainedRates rates = RatesFor(g, op);
       std::vector<float> x;
       x.reserve(idx.size() * nf);
       for (size_t i : idx) {
@@ -211,10 +229,14 @@ class EfficiencyModel final : public OpTimeModel {
     nlohmann::json gpus = nlohmann::json::object();
     for (const auto& [name, r] : measured_) {
       nlohmann::json m = nlohmann::json::object();
-      if (r.flops > 0) m["sustained_fp32_tflops"] = r.flops / 1e12;
-      if (r.bw_bps > 0) m["sustained_mem_bw_gbps"] = r.bw_bps / 1e9;
+      if (r.rates.flops > 0) m["sustained_fp32_tflops"] = r.rates.flops / 1e12;
+      if (r.rates.bw_bps > 0) m["sustained_mem_bw_gbps"] = r.rates.bw_bps / 1e9;
+      for (const auto& [op, flops] : r.gemm_flops)
+        m["sustained_fp32_tflops_by_op"][PerfOpName(op)] = flops / 1e12;
       gpus[name] = m;
     }
+    nlohmann::json op_ratio = nlohmann::json::object();
+    for (const auto& [op, ratio] : rule_.op_ratio) op_ratio[PerfOpName(op)] = ratio;
     nlohmann::json families = nlohmann::json::object();
     for (const auto& [family, b] : families_) families[family] = b.ToJson(binary);
     return {{"target", "ln(latency_ms / sustained_roofline_ms) above the floor"},
@@ -228,7 +250,8 @@ class EfficiencyModel final : public OpTimeModel {
               {"min_trained_fraction_of_peak", rule_.min_fraction},
               {"benchmarked_ratio", rule_.rho},
               {"benchmarked_gpus", rule_.rho_gpus},
-              {"beta_by_memory_class", rule_.beta_by_class}}},
+              {"beta_by_memory_class", rule_.beta_by_class},
+              {"gemm_op_ratio", op_ratio}}},
             {"measured", gpus},
             {"throttled_campaigns_left_out", excluded_},
             {"features", EfficiencyFeatureNames()},
@@ -256,11 +279,30 @@ class EfficiencyModel final : public OpTimeModel {
       for (const auto& [c, b] : rule_.beta_by_class) ok = ok && b > 0;
       if (!ok)
         return InvalidArgument("efficiency: rule figures must be positive");
+      // Per-op GEMM rates are absent in model files written before them.
+      rule_.op_ratio.clear();
+      const nlohmann::json ratios = r.value("gemm_op_ratio", nlohmann::json::object());
+      for (const auto& [op, ratio] : ratios.items()) {
+        FRUGAL_ASSIGN_OR_RETURN(PerfOp o, GemmOpNamed(op));
+        const double v = ratio.get<double>();
+        if (!(v > 0 && v <= 1))
+          return InvalidArgument("efficiency: gemm_op_ratio of " + op + " must be in (0, 1]");
+        rule_.op_ratio[o] = v;
+      }
       for (const auto& [name, m] : j.at("measured").items()) {
-        SustainedRates s;
-        s.flops = m.value("sustained_fp32_tflops", 0.0) * 1e12;
-        s.bw_bps = m.value("sustained_mem_bw_gbps", 0.0) * 1e9;
-        measured_[name] = s;
+        Measured& s = measured_[name];
+        s.rates.flops = m.value("sustained_fp32_tflops", 0.0) * 1e12;
+        s.rates.bw_bps = m.value("sustained_mem_bw_gbps", 0.0) * 1e9;
+        const nlohmann::json by_op =
+            m.value("sustained_fp32_tflops_by_op", nlohmann::json::object());
+        for (const auto& [op, tflops] : by_op.items()) {
+          FRUGAL_ASSIGN_OR_RETURN(PerfOp o, GemmOpNamed(op));
+          const double v = tflops.get<double>() * 1e12;
+          if (!(v > 0 && std::isfinite(v)))
+            return InvalidArgument("efficiency: measured rate of " + op + " on " + name +
+                                   " must be positive");
+          s.gemm_flops[o] = v;
+        }
       }
     } catch (const nlohmann::json::exception& e) {
       return InvalidArgument(std::string("efficiency: malformed state: ") +
@@ -329,7 +371,8 @@ class EfficiencyModel final : public OpTimeModel {
     for (const auto& [name, spec] : specs) {
       Result<GpuFeatures> g = GpuFeaturesOf(*spec);
       if (!g.ok()) continue;
-      SustainedRates m;
+      Measured measured;
+      SustainedRates& m = measured.rates;
       if (auto it = gemm.find(name); it != gemm.end()) {
         const double c = BestCampaignMedian(it->second);
         if (std::isfinite(c)) {
@@ -339,13 +382,18 @@ class EfficiencyModel final : public OpTimeModel {
           // kernels are slow on every GPU, so they are left out.
           for (const auto& [source, xs] : it->second) {
             if (xs.size() < kMinCampaignRows) continue;
-            const double ratio = Median(xs) / c;
+            const double median = Median(xs);
+            const PerfOp op = campaign_op[{name, source}];
+            const double ratio = median / c;
             if (ratio < kThrottledCampaign) {
               throttled_[{name, source}] = ratio;
               excluded_.push_back({{"gpu", name},
-                                   {"op", PerfOpName(campaign_op[{name, source}])},
+                                   {"op", PerfOpName(op)},
                                    {"gemm_rate_vs_best", ratio}});
+              continue;
             }
+            double& own = measured.gemm_flops[op];
+            own = std::max(own, median);
           }
           m.flops = c;
           compute.push_back({g->peak_flops, g->tdp_w, c, g->benchmarked_flops});
@@ -360,10 +408,15 @@ class EfficiencyModel final : public OpTimeModel {
             bw_frac_by_class[c].push_back(b / g->mem_bw_bps);
         }
       }
-      if (m.flops > 0 || m.bw_bps > 0) measured_[name] = m;
+      if (m.flops > 0 || m.bw_bps > 0) measured_[name] = measured;
     }
     rule_ = Rule{};
     rule_.beta_by_class.clear();
+    std::map<PerfOp, std::vector<double>> op_ratios;
+    for (const auto& [name, m] : measured_) {
+      for (const auto& [op, flops] : m.gemm_flops) op_ratios[op].push_back(flops / m.rates.flops);
+    }
+    for (const auto& [op, v] : op_ratios) rule_.op_ratio[op] = Median(v);
     if (!bw_frac.empty()) rule_.beta = Median(bw_frac);
     for (const auto& [c, v] : bw_frac_by_class) rule_.beta_by_class[c] = Median(v);
     if (compute.empty()) return Status::Ok();
@@ -438,21 +491,35 @@ class EfficiencyModel final : public OpTimeModel {
     return flops;
   }
 
-  SustainedRates RatesFor(const GpuFeatures& g) const {
+  // The rates `op` runs at on `g`: a GEMM op type (linear, bmm) at its own
+  // rate where the GPU was trained on it, else at the GPU's GEMM rate times
+  // the op type's ratio. torch.bmm and linear run different cuBLAS calls
+  // (strided-batched and plain GEMM), whose rates differ by GPU (bmm over
+  // linear: 1.15 on P100, 0.85 on V100): the trees learn each op type's
+  // shape effects against its own rate.
+  SustainedRates RatesFor(const GpuFeatures& g, PerfOp op) const {
     SustainedRates r;
     r.flops = RuleFlops(g);
     auto beta = rule_.beta_by_class.find(MemoryClass(g));
     r.bw_bps = (beta == rule_.beta_by_class.end() ? rule_.beta : beta->second) *
                g.mem_bw_bps;
-    if (auto it = measured_.find(g.name); it != measured_.end()) {
-      if (it->second.flops > 0) r.flops = it->second.flops;
-      if (it->second.bw_bps > 0) r.bw_bps = it->second.bw_bps;
+    auto m = measured_.find(g.name);
+    if (m != measured_.end()) {
+      if (m->second.rates.flops > 0) r.flops = m->second.rates.flops;
+      if (m->second.rates.bw_bps > 0) r.bw_bps = m->second.rates.bw_bps;
+    }
+    if (auto ratio = rule_.op_ratio.find(op); ratio != rule_.op_ratio.end()) {
+      r.flops *= ratio->second;
+      if (m != measured_.end()) {
+        if (auto own = m->second.gemm_flops.find(op); own != m->second.gemm_flops.end())
+          r.flops = own->second;
+      }
     }
     return r;
   }
 
   Rule rule_;
-  std::map<std::string, SustainedRates> measured_;  // trained GPUs
+  std::map<std::string, Measured> measured_;  // trained GPUs
   // Training only: campaigns (GPU, source) left out as throttled, and
   // their description for the model file.
   std::map<std::pair<std::string, int32_t>, double> throttled_;

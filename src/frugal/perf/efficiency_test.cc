@@ -193,6 +193,86 @@ TEST(EfficiencyModel, LearnsGemmShapeEffectsPerKernelFamily) {
   EXPECT_FALSE((*fresh)->FromJson(unknown).ok());
 }
 
+// Large batched GEMMs at `tflops`, for one GPU and campaign.
+void AddBmm(const char* name, double tflops, int32_t source, std::vector<TrainRow>* rows) {
+  const GpuSpec& g = CatalogGpu(name);
+  for (int i = 0; i < 40; ++i) {
+    OpShape s;
+    s.op = PerfOp::kBmm;
+    s.b = 16 + 4 * (i % 5);
+    s.m = 512 + 64 * i;
+    s.n = 1024;
+    s.k = 512 + 64 * (i % 7);
+    const double flops = 2.0 * s.b * s.m * s.n * s.k;
+    rows->push_back(TrainRow{s, &g, 1e3 * flops / (tflops * 1e12), source});
+  }
+}
+
+// linear and bmm are priced against their own rates: a trained GPU's own,
+// an unseen GPU's GEMM rate times the trained GPUs' median ratio of the op
+// type's rate to their GEMM rate.
+TEST(EfficiencyModel, PricesEachGemmOpTypeAtItsOwnRate) {
+  std::vector<TrainRow> rows;
+  AddGpu("V100-PCIE-32GB", 12, 800, 0, &rows);
+  AddBmm("V100-PCIE-32GB", 9, 200, &rows);  // bmm at 0.75 of linear
+  AddGpu("T4", 4, 240, 1, &rows);
+  AddBmm("T4", 1.8, 201, &rows);  // under half its linear: throttled, left out
+  AddGpu("P100-PCIE-16GB", 6, 550, 2, &rows);
+  AddBmm("P100-PCIE-16GB", 7.5, 202, &rows);  // faster than its linear
+  auto m = TrainOpTimeModel("efficiency", rows, Fast());
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const nlohmann::json j = (*m)->ToJson(false);
+  const auto& v100 = j["measured"]["V100-PCIE-32GB"];
+  EXPECT_NEAR(v100["sustained_fp32_tflops"].get<double>(), 12, 1e-6);
+  EXPECT_NEAR(v100["sustained_fp32_tflops_by_op"]["bmm"].get<double>(), 9, 1e-6);
+  EXPECT_FALSE(j["measured"]["T4"]["sustained_fp32_tflops_by_op"].contains("bmm"));
+  EXPECT_NEAR(j["measured"]["P100-PCIE-16GB"]["sustained_fp32_tflops"].get<double>(), 7.5, 1e-6);
+  // bmm over GEMM rate: V100 0.75, P100 1; linear: V100 1, T4 1, P100 0.8.
+  EXPECT_NEAR(j["rule"]["gemm_op_ratio"]["bmm"].get<double>(), 0.875, 1e-6);
+  EXPECT_NEAR(j["rule"]["gemm_op_ratio"]["linear"].get<double>(), 1.0, 1e-6);
+
+  // On the V100 itself a large bmm lands near its own 9 TFLOP/s; on an
+  // unseen A100 near 0.875 of the linear's rate.
+  OpShape bmm, gemm;
+  bmm.op = PerfOp::kBmm;
+  bmm.b = 24;
+  bmm.m = 2048;
+  bmm.n = 1024;
+  bmm.k = 768;
+  gemm.op = PerfOp::kLinear;
+  gemm.m = 8192;
+  gemm.n = 4096;
+  gemm.k = 1536;
+  const OpShape shapes[] = {bmm, gemm};
+  const double bmm_flops = 2.0 * 24 * 2048 * 1024 * 768, gemm_flops = 2.0 * 8192 * 4096 * 1536;
+  auto v = (*m)->PredictMs(shapes, CatalogGpu("V100-PCIE-32GB"));
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_NEAR(bmm_flops / ((*v)[0] * 1e9), 9, 0.1 * 9);
+  auto a = (*m)->PredictMs(shapes, CatalogGpu("A100-PCIE-40GB"));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const double bmm_rate = bmm_flops / (*a)[0], gemm_rate = gemm_flops / (*a)[1];
+  EXPECT_NEAR(bmm_rate / gemm_rate, 0.875, 0.1);
+
+  auto fresh = NewOpTimeModel("efficiency");
+  nlohmann::json bad = j;
+  bad["rule"]["gemm_op_ratio"]["conv"] = 0.9;  // not a GEMM op type with its own rate
+  EXPECT_FALSE((*fresh)->FromJson(bad).ok());
+  bad = j;
+  bad["rule"]["gemm_op_ratio"]["bmm"] = 1.5;
+  EXPECT_FALSE((*fresh)->FromJson(bad).ok());
+  bad = j;
+  bad["measured"]["T4"]["sustained_fp32_tflops_by_op"]["linear"] = -1;
+  EXPECT_FALSE((*fresh)->FromJson(bad).ok());
+  // A model file from before the per-op rates prices bmm at the GEMM rate.
+  nlohmann::json old = j;
+  old["rule"].erase("gemm_op_ratio");
+  for (auto& [name, g] : old["measured"].items()) g.erase("sustained_fp32_tflops_by_op");
+  ASSERT_TRUE((*fresh)->FromJson(old).ok());
+  auto o = (*fresh)->PredictMs(shapes, CatalogGpu("V100-PCIE-32GB"));
+  ASSERT_TRUE(o.ok());
+  EXPECT_LT((*o)[0], (*v)[0]);
+}
+
 TEST(EfficiencyModel, RejectsAMalformedRule) {
   std::vector<TrainRow> rows;
   AddGpu("V100-PCIE-32GB", 11, 800, 0, &rows);
