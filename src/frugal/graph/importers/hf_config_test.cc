@@ -114,6 +114,26 @@ TEST(HfConfigImporter, OptParameterCounts) {
             vocab * proj + 2 * proj * h + (pos + 2) * h + layer + 2 * h);
 }
 
+// transformers' router keeps at most expert_capacity (64 in switchxl4)
+// tokens per expert and sequence: at S = 512 each of the 4 experts runs 64
+// rows per sequence, not 128, and the sparse layer costs half a dense FFN.
+TEST(HfConfigImporter, SwitchExpertsStopAtTheirCapacity) {
+  for (int64_t batch : {1, 3}) {
+    Result<OpGraph> g = ImportHfConfig("switchxl4", batch, 512);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    double dense = FindOp(*g, "encoder.block.0.layer.1.mlp.wi")->flops;
+    double experts = 0;
+    for (int e = 0; e < 4; ++e) {
+      const Op* wi = FindOp(
+          *g, "encoder.block.1.layer.1.mlp.experts.expert_" + std::to_string(e) + ".wi");
+      ASSERT_NE(wi, nullptr);
+      EXPECT_EQ(wi->inputs[0].shape, (std::vector<int64_t>{64 * batch, 1024}));
+      experts += wi->flops;
+    }
+    EXPECT_DOUBLE_EQ(experts, dense / 2);
+  }
+}
+
 TEST(HfConfigImporter, SwitchCountsEveryExpertButRunsEachTokenOnce) {
   Result<OpGraph> g = ImportHfConfig("switchxl4", 1, 64);
   ASSERT_TRUE(g.ok()) << g.status().ToString();

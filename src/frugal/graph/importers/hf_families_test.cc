@@ -122,6 +122,30 @@ TEST(HfFamilies, MixtralRejectsMoreActiveThanLocalExperts) {
       << g.status().message();
 }
 
+// expert_capacity defaults to transformers' 64 and must be positive.
+TEST(HfFamilies, SwitchExpertCapacityDefaultsTo64) {
+  const std::string dims = R"("model_type": "switch_transformers", "d_model": 32,
+      "d_ff": 64, "d_kv": 8, "num_heads": 4, "vocab_size": 100, "num_layers": 2,
+      "num_experts": 2, "encoder_sparse_step": 1, "decoder_sparse_step": 1)";
+  auto rows = [](const OpGraph& g) -> int64_t {
+    const Op* wi = FindOp(g, "encoder.block.1.layer.1.mlp.experts.expert_0.wi");
+    return wi ? wi->inputs[0].shape[0] : -1;
+  };
+  ImportOptions o;
+  o.batch = 2;
+  o.seq_len = 512;
+  Result<OpGraph> g = testing::ImportHfText("switch_default.json", "{" + dims + "}", o);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(rows(*g), 2 * 64);
+  g = testing::ImportHfText("switch_cap.json", "{" + dims + R"(, "expert_capacity": 1000})", o);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(rows(*g), 2 * 512 / 2);
+  g = testing::ImportHfText("switch_bad.json", "{" + dims + R"(, "expert_capacity": 0})", o);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("expert_capacity"), std::string::npos)
+      << g.status().message();
+}
+
 TEST(HfFamilies, T5SmallIsTiedWithRelativeBias) {
   Result<OpGraph> g = ImportHfConfig("t5_small", 1, 128);
   ASSERT_TRUE(g.ok()) << g.status().ToString();

@@ -4,6 +4,7 @@
 // Both stacks: pre-norm T5LayerNorm blocks, unscaled attention with a
 // relative position bias owned by each stack's first block, and a dense
 // (or, for v1.1, gated) feed-forward.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ constexpr int64_t kT5DefaultSeqLen = 512;
 
 struct SwitchConfig {
   int64_t d_model, d_ff, d_kv, heads, vocab, experts, buckets;
+  int64_t capacity = 0;  // expert_capacity: tokens per expert per sequence
   int64_t enc_layers, dec_layers, enc_step, dec_step;
   Activation act;
   double dropout, jitter;
@@ -129,11 +131,14 @@ class SwitchBuilder {
     return b_.Linear(name + ".wo", f, c_.d_model, false);
   }
 
-  // Top-1 routing. Real routing depends on the data and on expert_capacity;
-  // we assume a perfectly balanced router with no dropped tokens, so each
-  // expert runs on tokens / experts rows (the remainder goes to the first
-  // ones) and the layer costs one dense FFN per token, while every expert's
-  // weights count as parameters.
+  // Top-1 routing. Real routing depends on the data; we assume a perfectly
+  // balanced router, so each expert is sent tokens / experts rows (the
+  // remainder goes to the first ones), while every expert's weights count as
+  // parameters. transformers' router keeps at most expert_capacity tokens
+  // per expert and sequence (the rest skip the layer through its residual),
+  // so an expert runs on at most batch x expert_capacity rows: from a
+  // sequence of experts x capacity tokens on (256 for switch-base's 4 x 64),
+  // the layer costs less than one dense FFN per token.
   TensorInfo SparseMlp(const std::string& name, const TensorInfo& x) {
     const int64_t batch = b_.batch(), seq = b_.seq(), experts = c_.experts;
     const int64_t tokens = batch * seq;
@@ -154,7 +159,8 @@ class SwitchBuilder {
     std::vector<TensorInfo> outs;
     for (int64_t e = 0; e < experts; ++e) {
       const std::string en = name + ".experts.expert_" + Num(e);
-      const int64_t rows = tokens / experts + (e < tokens % experts ? 1 : 0);
+      const int64_t rows =
+          std::min(tokens / experts + (e < tokens % experts ? 1 : 0), batch * c_.capacity);
       TensorInfo in = b_.Add(en + ".dispatch", OpKind::kGather, "index",
                              {x, index}, {rows, c_.d_model});
       outs.push_back(DenseActDense(en, in));
@@ -219,6 +225,8 @@ Result<OpGraph> BuildSwitch(const ConfigReader& c, const ImportOptions& o) {
   FRUGAL_RETURN_IF_ERROR(ReadT5Dims(c, &s));
   FRUGAL_ASSIGN_OR_RETURN(s.experts,
                           c.OptionalDim("num_experts", 8, kMaxExperts));
+  // SwitchTransformersConfig's default.
+  FRUGAL_ASSIGN_OR_RETURN(s.capacity, c.OptionalDim("expert_capacity", 64));
   // The config class derives the steps from num_sparse_*_layers, but an
   // explicit *_sparse_step in the file overrides it when loaded.
   auto step = [&](const char* step_key, const char* count_key,
