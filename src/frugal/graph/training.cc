@@ -347,7 +347,7 @@ StepMemory EstimateStepMemory(const OpGraph& step) {
 
 OpGraph InferenceGraph(OpGraph forward) {
   for (Op& op : forward.ops) {
-    if (op.kind != OpKind::kDropout) continue;
+    if (op.kind != OpKind::kDropout && op.attrs.GetInt("training_only", 0) == 0) continue;
     op.attrs.ints["view"] = {1};
     op.flops = 0;
     op.bytes_read = 0;

@@ -43,8 +43,10 @@ Result<OpGraph> BuildTrainingGraph(const OpGraph& forward,
                                    const TrainingOptions& options = {});
 
 // The graph of one inference step (evaluation mode) of a forward graph:
-// every dropout is the identity there, so it is marked a view (attr "view"
-// = 1) with no FLOPs and no bytes; the structure is unchanged.
+// every dropout, and every op an importer marked training-only (attr
+// "training_only" = 1: Switch's router jitter), is the identity there, so it
+// is marked a view (attr "view" = 1) with no FLOPs and no bytes; the
+// structure is unchanged.
 OpGraph InferenceGraph(OpGraph forward);
 
 // Memory of a graph, in bytes, for the batch size it was built with.

@@ -215,6 +215,37 @@ TEST(InferenceGraph, DropoutIsTheIdentity) {
   EXPECT_GT(dropouts, 0);
 }
 
+// Switch's router jitter multiplies the router input by noise in training
+// only (transformers: `if self.training and self.jitter_noise > 0`).
+TEST(InferenceGraph, TrainingOnlyOpsAreTheIdentity) {
+  ImportOptions o;
+  o.batch = 1;
+  o.seq_len = 64;
+  Result<OpGraph> f = ImportGraph(
+      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/switchxl4.json", o, "hf");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  OpGraph g = InferenceGraph(*f);
+  int jitters = 0;
+  for (int i = 0; i < g.num_ops(); ++i) {
+    const Op& op = g.ops[i];
+    if (op.name.find("router.jitter") == std::string::npos) continue;
+    ++jitters;
+    EXPECT_GT(f->ops[i].flops, 0);
+    EXPECT_EQ(op.attrs.GetInt("view", 0), 1);
+    EXPECT_EQ(op.flops, 0);
+    EXPECT_EQ(op.bytes_read + op.bytes_written, 0);
+  }
+  EXPECT_EQ(jitters, 24);  // 12 sparse blocks per stack
+  // Training keeps it.
+  auto t = BuildTrainingGraph(*f);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  bool priced = false;
+  for (const Op& op : t->ops) {
+    if (op.name.find("router.jitter") != std::string::npos && op.flops > 0) priced = true;
+  }
+  EXPECT_TRUE(priced);
+}
+
 TEST(TrainingGraph, RefusesGraphsThatAlreadyTrain) {
   OpGraph g = *BuildTrainingGraph(testing::TinyConvNet(2));
   auto again = BuildTrainingGraph(g);

@@ -144,9 +144,11 @@ class SwitchBuilder {
     const int64_t tokens = batch * seq;
     const std::string r = name + ".router";
     TensorInfo h = x;
-    if (c_.jitter > 0) {  // training only, like dropout
-      h = b_.Binary(r + ".jitter", OpKind::kMul, "mul", h,
-                    Constant(r + ".jitter_noise", x.shape));
+    if (c_.jitter > 0) {  // training only, like dropout (InferenceGraph)
+      Attributes a;
+      a.ints["training_only"] = {1};
+      h = b_.Add(r + ".jitter", OpKind::kMul, "mul",
+                 {h, Constant(r + ".jitter_noise", x.shape)}, x.shape, a);
     }
     TensorInfo logits = b_.Linear(r + ".classifier", h, experts, false);
     const Attributes last = Axis(-1);
