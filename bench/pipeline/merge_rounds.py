@@ -7,9 +7,12 @@ separately (one `run.sh --out` each, same settings); this merges them:
 a cell's measured speed-up is the median of the files' speed-ups (each file's
 own, against its own "none" runs), its spread their lowest and highest, and
 the best policy per size and those whose spread reaches the best one's lowest
-are named as run.sh names them.
+are named as run.sh names them. With --common, a round that measured only
+some cells (run.sh --policies / --sizes) merges too: only the cells every
+file has are merged, and the others are listed under
+cells_not_in_every_file.
 
-Usage: bench/pipeline/merge_rounds.py A.json B.json [...] --out MERGED.json
+Usage: bench/pipeline/merge_rounds.py A.json B.json [...] [--common] --out MERGED.json
 """
 import argparse
 import json
@@ -45,7 +48,7 @@ def load(path):
     return doc
 
 
-def merge(paths, docs):
+def merge(paths, docs, common=False):
     first = docs[0]
     for p, d in zip(paths[1:], docs[1:]):
         for k in SAME:
@@ -53,8 +56,12 @@ def merge(paths, docs):
                 fail("%s: %s is %r, %s has %r" % (p, k, d.get(k), paths[0], first.get(k)))
     key = lambda c: (c["policy"], c["size_pct"])
     cells = [{key(c): c for c in d["cells"]} for d in docs]
-    if any(set(c) != set(cells[0]) for c in cells[1:]):
-        fail("the files measure different policies or sizes")
+    shared = set.intersection(*(set(c) for c in cells))
+    left_out = sorted(set.union(*(set(c) for c in cells)) - shared)
+    if left_out and not common:
+        fail("the files measure different policies or sizes (--common merges the cells every file has)")
+    if not shared:
+        fail("no policy and size is in every file")
     out = {k: first.get(k) for k in SAME}
     # Shaped as run.sh writes it, so `frugal report` renders a merge as well.
     nones = [d["none_s"] for d in docs]
@@ -63,7 +70,9 @@ def merge(paths, docs):
                 "none_s": {"first": nones[0]["first"], "last": nones[-1]["last"],
                            "reference": [n["reference"] for n in nones], "per_file": nones},
                 "cells": []})
-    for k in [key(c) for c in first["cells"]]:
+    if left_out:
+        out["cells_not_in_every_file"] = [{"policy": p, "size_pct": s} for p, s in left_out]
+    for k in [key(c) for c in first["cells"] if key(c) in shared]:
         runs = [c[k] for c in cells]
         speedups = [r["measured_speedup"] for r in runs]
         out["cells"].append({
@@ -90,10 +99,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--common", action="store_true",
+                    help="merge only the policies and sizes every file measured")
     a = ap.parse_args()
     if len(a.files) < 2:
         ap.error("give at least two result files")
-    out = merge(a.files, [load(p) for p in a.files])
+    out = merge(a.files, [load(p) for p in a.files], a.common)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
     print("%-12s %4s %9s %15s %12s" % ("policy", "size", "measured", "spread", "remote MB"))

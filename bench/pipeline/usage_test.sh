@@ -53,6 +53,18 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["cells"][3]["
 merge_fails "cell 3 lacks one of" "$R" "$T/no_speedup.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["none_s"]=[1]; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/bad_none.json"
 merge_fails "none_s needs numbers" "$R" "$T/bad_none.json"
+# A round of some cells: refused unless --common, which merges the shared ones.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cells"]=[c for c in d["cells"] if c["policy"]=="smartcache"]; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/some.json"
+merge_fails "--common merges" "$R" "$T/some.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cells"]=[c for c in d["cells"] if c["policy"]=="nobody"]; json.dump(d,open(sys.argv[2],"w"))' "$R" "$T/none_shared.json"
+merge_fails "no policy and size is in every file" "$R" "$T/none_shared.json" --common
+if ! python3 "$M" "$R" "$T/some.json" --common --out "$T/m.json" >/dev/null ||
+   ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert {c["policy"] for c in d["cells"]} == {"smartcache"}, d["cells"]
+assert len(d["cells_not_in_every_file"]) == 10, d["cells_not_in_every_file"]
+assert d["best_measured_5"] == "smartcache" and d["not_told_apart_from_best_5"] == []' "$T/m.json"; then
+  echo "FAIL: merge_rounds.py --common"; fail=1
+fi
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for c in d["cells"]:
   if c["policy"] == "lru": c["measured_speedup"] = 9.0
