@@ -8,6 +8,14 @@
 namespace frugal {
 namespace {
 
+// A bundled HF config (models/hf/NAME.json) at batch and sequence length.
+Result<OpGraph> BundledHf(const char* name, int64_t batch, int64_t seq) {
+  ImportOptions o;
+  o.batch = batch;
+  o.seq_len = seq;
+  return ImportGraph(std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/" + name + ".json", o, "hf");
+}
+
 int FindOpIndex(const OpGraph& g, const std::string& name) {
   for (int i = 0; i < g.num_ops(); ++i) {
     if (g.ops[i].name == name) return i;
@@ -160,11 +168,7 @@ TEST(StepMemory, InferenceIsTheLivenessPeakNotTheSumOfActivations) {
 }
 
 TEST(StepMemory, GptInferenceAndTrainingMatchPredict) {
-  ImportOptions o;
-  o.batch = 2;
-  o.seq_len = 64;
-  Result<OpGraph> f = ImportGraph(
-      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/gpt2_med.json", o, "hf");
+  Result<OpGraph> f = BundledHf("gpt2_med", 2, 64);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   MemoryBreakdown m = EstimateMemory(*f);
   StepMemory inf = EstimateStepMemory(InferenceGraph(*f));
@@ -191,11 +195,7 @@ TEST(StepMemory, ProfiledGraphsUseMeasuredSizes) {
 }
 
 TEST(InferenceGraph, DropoutIsTheIdentity) {
-  ImportOptions o;
-  o.batch = 2;
-  o.seq_len = 16;
-  Result<OpGraph> f = ImportGraph(
-      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/bert.json", o, "hf");
+  Result<OpGraph> f = BundledHf("bert", 2, 16);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   OpGraph g = InferenceGraph(*f);
   ASSERT_EQ(g.num_ops(), f->num_ops());
@@ -218,11 +218,7 @@ TEST(InferenceGraph, DropoutIsTheIdentity) {
 // Switch's router jitter multiplies the router input by noise in training
 // only (transformers: `if self.training and self.jitter_noise > 0`).
 TEST(InferenceGraph, TrainingOnlyOpsAreTheIdentity) {
-  ImportOptions o;
-  o.batch = 1;
-  o.seq_len = 64;
-  Result<OpGraph> f = ImportGraph(
-      std::string(FRUGAL_SOURCE_ROOT) + "/models/hf/switchxl4.json", o, "hf");
+  Result<OpGraph> f = BundledHf("switchxl4", 1, 64);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   OpGraph g = InferenceGraph(*f);
   int jitters = 0;
