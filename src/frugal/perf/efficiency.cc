@@ -8,8 +8,9 @@
 // bmm of at least 10 GFLOP) and the median bytes/s of large elementwise
 // launches (at least 100 MB), each the best over the measurement campaigns
 // (CSV files) of that GPU — a campaign run throttled does not set the card's
-// level. For any other GPU it derives them from catalog figures with a rule
-// fitted to the trained GPUs:
+// level — and, for linear and bmm, each op type's own best (RatesFor). For
+// any other GPU it derives them from catalog figures with a rule fitted to
+// the trained GPUs:
 //   sustained FLOP/s = rho * benchmarked FP32 GEMM FLOP/s, where the catalog
 //                      has a public benchmark's figure for the GPU, else
 //                    = min(gamma * nameplate FP32 peak, kappa * board power)
