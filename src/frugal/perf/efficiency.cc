@@ -462,13 +462,12 @@ class EfficiencyModel final : public OpTimeModel {
   }
 
   // The boosters of `g`'s kernel family for `op` where it has its own, else
-  // the ones fitted on all GPUs.
+  // the ones fitted on all GPUs (a trained or loaded model always has them).
   const OpBoosters& BoostersFor(const GpuFeatures& g, PerfOp op) const {
     auto own = families_.find(KernelFamily(g));
     if (IsHeavyPerfOp(op) && own != families_.end() && own->second.Has(op))
       return own->second;
-    auto any = families_.find(kAnyFamily);
-    return any != families_.end() ? any->second : families_.begin()->second;
+    return families_.at(kAnyFamily);
   }
 
   // The sustained FLOP/s of a GPU without measurements: its public benchmark
