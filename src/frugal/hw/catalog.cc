@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "frugal/base/stats.h"
 #include "frugal/hw/name_match.h"
 
 namespace frugal {
@@ -53,6 +54,22 @@ Status CheckSources(const std::map<std::string, std::string>& sources,
     }
   }
   return Status::Ok();
+}
+
+// GpuSpec::same_chip_benchmarked_fraction of every GPU.
+void FillSameChipBenchmarks(std::vector<GpuSpec>& gpus) {
+  for (GpuSpec& g : gpus) {
+    g.same_chip_benchmarked_fraction.reset();
+    if (g.benchmarked_fp32_gemm_tflops || !g.sm_count || g.architecture.empty()) continue;
+    std::vector<double> fractions;
+    for (const GpuSpec& m : gpus) {
+      if (m.benchmarked_fp32_gemm_tflops && m.fp32_tflops && m.sm_count == g.sm_count &&
+          m.architecture == g.architecture) {
+        fractions.push_back(*m.benchmarked_fp32_gemm_tflops / *m.fp32_tflops);
+      }
+    }
+    if (!fractions.empty()) g.same_chip_benchmarked_fraction = Median(std::move(fractions));
+  }
 }
 
 }  // namespace
@@ -179,6 +196,7 @@ Result<Catalog> Catalog::Build(CatalogData data) {
                              data.instances[it->second].name + "\")");
     }
   }
+  FillSameChipBenchmarks(data.gpus);
   c.data_ = std::move(data);
   return c;
 }

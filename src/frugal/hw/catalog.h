@@ -88,6 +88,12 @@ struct GpuSpec {
   // independent of the op timings frugal's models are trained on. The
   // efficiency model scales it to a sustained rate (docs/perf.md).
   std::optional<double> benchmarked_fp32_gemm_tflops;
+  // Derived, not a catalog file field: for a GPU without
+  // benchmarked_fp32_gemm_tflops, the median fraction of its FP32 peak the
+  // benchmark reached on the catalog's GPUs of the same chip (architecture
+  // and SM count) that have a figure: a V100 PCIe gets the V100 SXM2's run
+  // scaled to its own clock. Catalog::Build fills it; absent otherwise.
+  std::optional<double> same_chip_benchmarked_fraction;
   // The GPU's MIG profiles, smallest first; empty when it has no MIG.
   std::vector<MigProfile> mig_profiles;
 

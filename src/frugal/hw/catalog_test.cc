@@ -146,6 +146,40 @@ TEST(RealCatalog, L4CarriesSmCountAndSustainedThroughputIsBelowPeak) {
   EXPECT_LT(*t4->sustained_fp32_gemm_tflops, 0.5 * *t4->fp32_tflops);
 }
 
+// A board without a benchmark figure takes the fraction of peak its chip's
+// benchmarked boards reached (same architecture and SM count), never a
+// figure of another chip, and a board with its own figure keeps it alone.
+TEST(Catalog, DerivesTheSameChipBenchmarkFraction) {
+  auto gpu = [](const char* name, const char* arch, int sms, double peak,
+                std::optional<double> bench) {
+    GpuSpec g;
+    g.name = name;
+    g.architecture = arch;
+    g.sm_count = sms;
+    g.fp32_tflops = peak;
+    g.mem_gib = 16;
+    g.mem_bw_gbps = 900;
+    g.benchmarked_fp32_gemm_tflops = bench;
+    return g;
+  };
+  CatalogData data;
+  data.gpus = {gpu("SXM", "volta", 80, 15.7, 14.5), gpu("PCIE", "volta", 80, 14, std::nullopt),
+               gpu("SXM-B", "volta", 80, 16, 12.0), gpu("SMALL", "volta", 40, 7, std::nullopt),
+               gpu("OTHER", "turing", 80, 14, std::nullopt)};
+  auto c = Catalog::Build(data);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const GpuSpec* pcie = c->FindGpu("PCIE");
+  ASSERT_TRUE(pcie->same_chip_benchmarked_fraction.has_value());
+  EXPECT_DOUBLE_EQ(*pcie->same_chip_benchmarked_fraction, (14.5 / 15.7 + 12.0 / 16) / 2);
+  EXPECT_FALSE(c->FindGpu("SXM")->same_chip_benchmarked_fraction.has_value());
+  EXPECT_FALSE(c->FindGpu("SMALL")->same_chip_benchmarked_fraction.has_value());
+  EXPECT_FALSE(c->FindGpu("OTHER")->same_chip_benchmarked_fraction.has_value());
+  // In the bundled catalog the V100 PCIe boards take the V100 SXM2's run.
+  const GpuSpec* v100 = RealCatalog().FindGpu("V100-PCIE-32GB");
+  ASSERT_TRUE(v100->same_chip_benchmarked_fraction.has_value());
+  EXPECT_NEAR(*v100->same_chip_benchmarked_fraction, 14.51 / 15.7, 1e-9);
+}
+
 TEST(RealCatalog, HoldsEveryRequiredInstance) {
   const char* const kRequired[] = {
       // AWS

@@ -12,7 +12,9 @@
 // any other GPU it derives them from catalog figures with a rule fitted to
 // the trained GPUs:
 //   sustained FLOP/s = rho * benchmarked FP32 GEMM FLOP/s, where the catalog
-//                      has a public benchmark's figure for the GPU, else
+//                      has a public benchmark's figure for the GPU (or for
+//                      the same chip on another board, scaled to this
+//                      board's peak), else
 //                    = min(gamma * nameplate FP32 peak, kappa * board power)
 //   sustained bytes/s = beta[memory class] * nameplate memory bandwidth
 // kappa (FLOP/s per watt) is the power limit: a 70 W card cannot hold its
@@ -473,9 +475,14 @@ class EfficiencyModel final : public OpTimeModel {
   // The sustained FLOP/s of a GPU without measurements: its public benchmark
   // figure where it has one, which carries what peak and power do not (of
   // the trained GPUs, V100 sustains 0.95 of its peak and A100 PCIe 0.80,
-  // both 250 W cards), else the peak / power rule.
+  // both 250 W cards), else a figure of the same chip on another board
+  // scaled to its peak (V100 PCIe from V100 SXM2), else the peak / power
+  // rule.
   double RuleFlops(const GpuFeatures& g) const {
     if (rule_.rho > 0 && g.benchmarked_flops > 0) return rule_.rho * g.benchmarked_flops;
+    if (rule_.rho > 0 && g.same_chip_benchmarked_flops > 0) {
+      return rule_.rho * g.same_chip_benchmarked_flops;
+    }
     double flops = rule_.gamma * g.peak_flops;
     if (rule_.kappa > 0 && g.tdp_w > 0) {
       flops = std::min(flops, rule_.kappa * g.tdp_w);

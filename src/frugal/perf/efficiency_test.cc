@@ -91,6 +91,12 @@ TEST(EfficiencyModel, KeepsMeasuredRatesAndFitsTheRule) {
   const double add_gbps = 12.0 * 400000 * 4096 / ((*t)[1] * 1e6);
   EXPECT_NEAR(gemm_tflops, 4.125 / 4.55 * 17.56, 0.05 * 15.9);
   EXPECT_NEAR(add_gbps, 0.9 * 1555, 0.1 * 0.9 * 1555);
+  // An unseen V100 PCIe 16 GB has no figure of its own: the V100 SXM2's
+  // (14.51 of 15.7 TFLOP/s) scaled to its 14.13 TFLOP/s peak.
+  auto v100 = (*m)->PredictMs(shapes, CatalogGpu("V100-PCIE-16GB"));
+  ASSERT_TRUE(v100.ok()) << v100.status().ToString();
+  EXPECT_NEAR(2.0 * 65536 * 4096 * 1536 / ((*v100)[0] * 1e9),
+              4.125 / 4.55 * 14.51 / 15.7 * 14.13, 0.05 * 11.8);
 
   // A model file from before the benchmark figures has no ratio: the peak /
   // power rule, power-limited at about 55 * 250 = 13.75 TFLOP/s.

@@ -297,6 +297,8 @@ Result<GpuFeatures> GpuFeaturesOf(const GpuSpec& gpu) {
   f.tdp_w = gpu.tdp_w ? *gpu.tdp_w : 0;
   f.benchmarked_flops =
       gpu.benchmarked_fp32_gemm_tflops ? *gpu.benchmarked_fp32_gemm_tflops * 1e12 : 0;
+  f.same_chip_benchmarked_flops =
+      gpu.same_chip_benchmarked_fraction ? *gpu.same_chip_benchmarked_fraction * f.peak_flops : 0;
   f.architecture = gpu.architecture;
   f.memory_type = gpu.memory_type;
   return f;

@@ -29,6 +29,10 @@ struct GpuFeatures {
   // A public benchmark's FP32 GEMM FLOP/s (catalog
   // benchmarked_fp32_gemm_tflops); 0 when the catalog has none.
   double benchmarked_flops = 0;
+  // Where it has none: FP32 peak x the fraction of peak the benchmark
+  // reached on the same chip's other boards (catalog
+  // same_chip_benchmarked_fraction); 0 when none was benchmarked either.
+  double same_chip_benchmarked_flops = 0;
   std::string architecture;  // "volta", ...
   std::string memory_type;   // "HBM2", "GDDR6", ...; empty when not stated
 };
