@@ -138,9 +138,24 @@ std::optional<PerfOp> ElementwiseOp(OpKind kind) {
       return PerfOp::kGelu;
     case OpKind::kTanh:
       return PerfOp::kTanh;
+    case OpKind::kWhere:  // a select: a memory-bound pass like `mul` (WhereForm)
+      return PerfOp::kMul;
     default:
       return std::nullopt;
   }
+}
+
+// where(cond, x, y) moves the bytes of the float operands as large as its
+// output (the condition is a byte per element, often a broadcast mask, and
+// y often a scalar): one such operand reads and writes like `x * 2` (mulu),
+// two like `x * y` (mul).
+PerfOp WhereForm(const Op& op) {
+  const int64_t out = op.outputs.empty() ? 0 : Elems(op.outputs[0]);
+  int full = 0;
+  for (const TensorInfo& t : op.inputs) {
+    if (t.dtype != DType::kBool && Elems(t) == out) ++full;
+  }
+  return full >= 2 ? PerfOp::kMul : ScalarFormOf(PerfOp::kMul);
 }
 
 // x + 2, x * scale, ...: a binary op one of whose operands is a scalar
@@ -588,10 +603,11 @@ OpQuery QueryForOp(const Op& op) {
       }
       auto [rows, cols] = RowsCols(op.outputs[0]);
       OpShape s;
-      s.op = HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
+      const bool where = op.kind == OpKind::kWhere;
+      s.op = where ? WhereForm(op) : HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
       s.b = rows;
       s.h = cols;
-      q = WithShape(s, PerfOpName(s.op));
+      q = WithShape(s, where ? std::string("where as ") + PerfOpName(s.op) : PerfOpName(s.op));
       break;
     }
   }

@@ -213,6 +213,27 @@ TEST(QueryForOp, GradientsOfProductsKeepTheirFlops) {
   EXPECT_EQ(products, 4);
 }
 
+// A select is priced as the elementwise pass that moves its bytes: GPT-2's
+// causal mask (scores, a broadcast bool mask, a scalar fill) like `x * 2`,
+// a select between two full tensors like `x * y`.
+TEST(QueryForOp, WhereIsPricedAsTheElementwisePassOfItsBytes) {
+  Op mask = MakeOp("causal_mask", OpKind::kWhere);
+  mask.inputs = {Act("scores", {2, 4, 16, 16}), Act("causal", {1, 1, 16, 16})};
+  mask.inputs[1].dtype = DType::kBool;
+  mask.outputs = {Act("masked", {2, 4, 16, 16})};
+  OpQuery q = QueryForOp(mask);
+  ASSERT_TRUE(q.shape) << q.basis;
+  EXPECT_EQ(q.shape->ToString(), "mulu b=128 h=16");
+  EXPECT_EQ(q.basis, "where as mulu");
+  Op select = MakeOp("select", OpKind::kWhere);
+  select.inputs = {Act("cond", {8, 16}), Act("x", {8, 16}), Act("y", {8, 16})};
+  select.inputs[0].dtype = DType::kBool;
+  select.outputs = {Act("z", {8, 16})};
+  OpQuery both = QueryForOp(select);
+  ASSERT_TRUE(both.shape) << both.basis;
+  EXPECT_EQ(both.shape->ToString(), "mul b=8 h=16");
+}
+
 TEST(QueryForOp, GroupedConvHasNoShape) {
   Op conv = MakeOp("dw", OpKind::kConv);
   conv.attrs.ints["group"] = {8};
