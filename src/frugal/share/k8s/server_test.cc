@@ -268,8 +268,10 @@ TEST(ExtenderServer, ServesTheProtocolOverHttp) {
   ASSERT_TRUE(port.ok()) << port.status().message();
   std::thread t([&] { h.server->Run(); });
   httplib::Client c("127.0.0.1", *port);
-  for (int i = 0; i < 200; ++i) {
-    if (c.Get("/healthz")) break;
+  // The server thread may start late on a loaded host: wait for it (up to
+  // 30 s, returning as soon as it answers).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!c.Get("/healthz") && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   auto health = c.Get("/healthz");
