@@ -604,10 +604,14 @@ OpQuery QueryForOp(const Op& op) {
       auto [rows, cols] = RowsCols(op.outputs[0]);
       OpShape s;
       const bool where = op.kind == OpKind::kWhere;
-      s.op = where ? WhereForm(op) : HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
+      if (where) {
+        s.op = WhereForm(op);
+      } else {
+        s.op = HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
+      }
       s.b = rows;
       s.h = cols;
-      q = WithShape(s, where ? std::string("where as ") + PerfOpName(s.op) : PerfOpName(s.op));
+      q = WithShape(s, (where ? "where as " : "") + std::string(PerfOpName(s.op)));
       break;
     }
   }
