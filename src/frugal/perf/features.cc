@@ -158,11 +158,18 @@ PerfOp WhereForm(const Op& op) {
   return full >= 2 ? PerfOp::kMul : ScalarFormOf(PerfOp::kMul);
 }
 
-// x + 2, x * scale, ...: a binary op one of whose operands is a scalar
-// (one element) reads one tensor, not two.
-bool HasScalarOperand(const Op& op) {
-  if (op.inputs.size() != 2) return false;
-  return Elems(op.inputs[0]) == 1 || Elems(op.inputs[1]) == 1;
+// x + 2, x * scale, scores + mask[B, 1, 1, S], ...: a binary op one of
+// whose operands is a scalar or a broadcast tensor at most 1/16 of its output
+// (it stays in cache while the kernel sweeps the other) reads one tensor
+// from memory, not two: the scalar form's pass.
+bool HasSmallOperand(const Op& op) {
+  if (op.inputs.size() != 2 || op.outputs.empty()) return false;
+  const int64_t out = Elems(op.outputs[0]);
+  for (const TensorInfo& t : op.inputs) {
+    const int64_t n = Elems(t);
+    if (n == 1 || n * 16 <= out) return true;
+  }
+  return false;
 }
 
 OpQuery ConvQuery(const Op& op) {
@@ -607,7 +614,7 @@ OpQuery QueryForOp(const Op& op) {
       if (where) {
         s.op = WhereForm(op);
       } else {
-        s.op = HasScalarOperand(op) ? ScalarFormOf(*e) : *e;
+        s.op = HasSmallOperand(op) ? ScalarFormOf(*e) : *e;
       }
       s.b = rows;
       s.h = cols;

@@ -234,6 +234,28 @@ TEST(QueryForOp, WhereIsPricedAsTheElementwisePassOfItsBytes) {
   EXPECT_EQ(both.shape->ToString(), "mul b=8 h=16");
 }
 
+// BERT's additive mask [B, 1, 1, S] stays in cache while the add sweeps the
+// scores: one tensor read, like `x + 2`; a residual add reads two; an operand
+// larger than 1/16 of the output (a bias broadcast over a batch of 2) too.
+TEST(QueryForOp, ABroadcastOperandIsReadOnce) {
+  Op mask = MakeOp("mask", OpKind::kAdd);
+  mask.inputs = {Act("scores", {2, 4, 16, 16}), Act("ext", {2, 1, 1, 16})};
+  mask.outputs = {Act("masked", {2, 4, 16, 16})};
+  OpQuery q = QueryForOp(mask);
+  ASSERT_TRUE(q.shape) << q.basis;
+  EXPECT_EQ(q.shape->ToString(), "addu b=128 h=16");
+  Op residual = MakeOp("residual", OpKind::kAdd);
+  residual.inputs = {Act("a", {32, 16}), Act("b", {32, 16})};
+  residual.outputs = {Act("c", {32, 16})};
+  ASSERT_TRUE(QueryForOp(residual).shape);
+  EXPECT_EQ(QueryForOp(residual).shape->op, PerfOp::kAdd);
+  Op half = MakeOp("half", OpKind::kMul);
+  half.inputs = {Act("a", {2, 64, 16}), Act("b", {1, 64, 16})};
+  half.outputs = {Act("c", {2, 64, 16})};
+  ASSERT_TRUE(QueryForOp(half).shape);
+  EXPECT_EQ(QueryForOp(half).shape->op, PerfOp::kMul);
+}
+
 TEST(QueryForOp, GroupedConvHasNoShape) {
   Op conv = MakeOp("dw", OpKind::kConv);
   conv.attrs.ints["group"] = {8};

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace frugal {
 namespace {
@@ -57,6 +58,44 @@ FusedKernel Traffic(const OpGraph& g, std::vector<int> members,
     }
   }
   return k;
+}
+
+// The scores and context batched matmuls around `members` when they form
+// an attention pattern (see fusion.h), else {-1, -1}.
+std::pair<int, int> AttentionEnds(const OpGraph& g, const std::vector<int>& members,
+                                  const std::vector<std::vector<int>>& in_edges,
+                                  const std::vector<std::vector<int>>& out_edges) {
+  const std::pair<int, int> none{-1, -1};
+  auto inside = [&](int op) { return std::binary_search(members.begin(), members.end(), op); };
+  bool softmax = false;
+  for (int u : members) {
+    if (g.ops[u].phase != Phase::kForward) return none;
+    softmax = softmax || g.ops[u].kind == OpKind::kSoftmax;
+  }
+  if (!softmax) return none;
+  int scores = -1, context = -1;
+  for (int u : members) {
+    for (int e : in_edges[u]) {
+      const int src = g.edges[e].src;
+      if (inside(src)) continue;
+      if (g.ops[src].kind == OpKind::kBatchMatMul) {
+        if (scores >= 0 && scores != src) return none;
+        scores = src;
+      } else if (!IsFusable(g.ops[src])) {
+        return none;  // masks come from elementwise ops; a GEMM input is not attention
+      }
+    }
+    for (int e : out_edges[u]) {
+      const int dst = g.edges[e].dst;
+      if (inside(dst)) continue;
+      if (g.ops[dst].kind != OpKind::kBatchMatMul || (context >= 0 && context != dst)) {
+        return none;
+      }
+      context = dst;
+    }
+  }
+  if (scores < 0 || context < 0 || scores == context) return none;
+  return {scores, context};
 }
 
 }  // namespace
@@ -112,6 +151,15 @@ std::vector<FusedKernel> FusedKernels(const OpGraph& graph) {
   }
   std::vector<FusedKernel> kernels;
   for (auto& [root, members] : groups) {
+    const auto [scores, context] = AttentionEnds(graph, members, in_edges, out_edges);
+    if (scores >= 0) {
+      FusedKernel k;
+      k.ops = std::move(members);
+      k.scores = scores;
+      k.context = context;
+      kernels.push_back(std::move(k));
+      continue;
+    }
     // Views alone launch nothing; a single real op keeps its own price.
     const auto real = std::count_if(members.begin(), members.end(),
                                     [&](int i) { return !LaunchesNoKernel(graph.ops[i]); });
@@ -130,16 +178,29 @@ Status ApplyFusion(const OpTimeModel& model, const OpGraph& graph, const GpuSpec
   if (kernels.empty()) return Status::Ok();
   // An add reads two elements and writes one: 12 bytes per output element.
   std::vector<OpShape> shapes;
+  std::vector<const FusedKernel*> priced;
   for (const FusedKernel& k : kernels) {
+    if (k.scores >= 0) {
+      const std::string where = "inside the fused attention of " + graph.ops[k.scores].name +
+                                " and " + graph.ops[k.context].name;
+      for (int op : k.ops) {
+        (*ops)[op].fallback = false;
+        (*ops)[op].time_ms = 0;
+        (*ops)[op].basis = where;
+      }
+      continue;
+    }
+    priced.push_back(&k);
     OpShape s;
     s.op = PerfOp::kAdd;
     s.h = k.cols;
     s.b = std::max<int64_t>(1, k.bytes / (12 * k.cols));
     shapes.push_back(s);
   }
+  if (shapes.empty()) return Status::Ok();
   FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    const FusedKernel& k = kernels[i];
+  for (size_t i = 0; i < priced.size(); ++i) {
+    const FusedKernel& k = *priced[i];
     const std::string& head = graph.ops[k.ops[0]].name;
     for (int op : k.ops) {
       OpTimePrediction& p = (*ops)[op];

@@ -19,6 +19,15 @@
 // is memory-bound: it costs what the op-time model predicts for an `add`
 // moving the same bytes (3 elements of 4 bytes per output element). The time
 // goes on the kernel's first op; the others cost 0 and say where they went.
+//
+// Attention. Inductor rewrites softmax(Q·Kᵀ scaled, masked) · V into one
+// scaled_dot_product_attention call (its fuse_attention patterns: BERT's
+// scale + additive mask, GPT-2's causal `where`, dropout or not). A forward
+// kernel that holds a softmax, reads one batched matmul's output (the
+// scores) and feeds only one other batched matmul (the context) is that
+// pattern: its ops run inside the attention kernel, with the scores kept on
+// chip, and cost 0; the two batched matmuls keep their GEMM time (the
+// kernel's work). The backward is priced as eager attention.
 // Stateless; thread-safe.
 #ifndef FRUGAL_PERF_FUSION_H_
 #define FRUGAL_PERF_FUSION_H_
@@ -43,9 +52,14 @@ struct FusedKernel {
   std::vector<int> ops;  // graph op indices, ascending; two or more
   int64_t bytes = 0;     // external reads + writes
   int64_t cols = 1;      // last dim of the largest tensor it touches
+  // Runs inside a fused attention kernel between these batched matmuls
+  // (-1 when not attention); then `ops` may hold a single op.
+  int scores = -1;
+  int context = -1;
 };
 
-// Every kernel of two or more ops, ordered by first op.
+// Every kernel of two or more ops and every attention kernel, ordered by
+// first op.
 // REQUIRES: graph is valid (acyclic).
 std::vector<FusedKernel> FusedKernels(const OpGraph& graph);
 

@@ -136,6 +136,63 @@ TEST(Fusion, TransformerKernelsKeepTheGraphAcyclic) {
   }
 }
 
+OpGraph TinyHf(const std::string& type) {
+  const std::string path = ::testing::TempDir() + "fusion_" + type + ".json";
+  EXPECT_TRUE(WriteStringToFile(path, R"({"model_type": ")" + type + R"(",
+      "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "intermediate_size": 128, "vocab_size": 1000, "n_embd": 64, "n_layer": 2,
+      "n_head": 4, "n_positions": 64, "max_position_embeddings": 64})").ok());
+  ImportOptions o;
+  o.batch = 2;
+  o.seq_len = 32;
+  Result<OpGraph> g = ImportGraph(path, o, "hf");
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  return g.ok() ? *g : OpGraph{};
+}
+
+// Inductor's fuse_attention rewrites scale + mask + softmax between the two
+// batched matmuls into scaled_dot_product_attention: those ops cost nothing
+// apart, the batched matmuls keep their GEMM time, the backward stays eager.
+TEST(Fusion, AttentionBecomesOneKernelWithItsBatchedMatmuls) {
+  for (const char* type : {"bert", "gpt2"}) {
+    OpGraph g = TinyHf(type);
+    int attention = 0;
+    for (const FusedKernel& k : FusedKernels(g)) {
+      if (k.scores < 0) continue;
+      ++attention;
+      EXPECT_EQ(g.ops[k.scores].kind, OpKind::kBatchMatMul);
+      EXPECT_EQ(g.ops[k.context].kind, OpKind::kBatchMatMul);
+      EXPECT_NE(g.ops[k.scores].name.find("scores"), std::string::npos) << type;
+      EXPECT_NE(g.ops[k.context].name.find("context"), std::string::npos) << type;
+    }
+    EXPECT_EQ(attention, 2) << type;  // one per layer
+    auto model = NewRooflineModel();
+    auto plain = PredictOps(*model, g, TestGpu());
+    auto fused = PredictOps(*model, g, TestGpu(), true);
+    ASSERT_TRUE(plain.ok() && fused.ok());
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op& op = g.ops[i];
+      if (op.kind == OpKind::kSoftmax) {
+        EXPECT_EQ((*fused)[i].time_ms, 0) << op.name;
+        EXPECT_EQ((*fused)[i].basis.rfind("inside the fused attention of ", 0), 0u)
+            << (*fused)[i].basis;
+      }
+      if (op.kind == OpKind::kBatchMatMul) {
+        EXPECT_DOUBLE_EQ((*fused)[i].time_ms, (*plain)[i].time_ms) << op.name;
+      }
+    }
+  }
+}
+
+TEST(Fusion, ASoftmaxOutsideAttentionIsNoAttentionKernel) {
+  OpGraph g = SkipGraph();
+  g.ops[2].kind = OpKind::kSoftmax;  // between two plain GEMMs
+  for (const FusedKernel& k : FusedKernels(g)) EXPECT_LT(k.scores, 0);
+  OpGraph train = TinyHf("bert");
+  for (Op& op : train.ops) op.phase = Phase::kBackward;
+  for (const FusedKernel& k : FusedKernels(train)) EXPECT_LT(k.scores, 0);
+}
+
 TEST(Fusion, ForwardAndBackwardStayApart) {
   OpGraph g = SkipGraph();
   g.ops[5].phase = Phase::kBackward;  // tanh: now s alone is left in kernel 2
