@@ -10,9 +10,12 @@ the best policy per size and those whose spread reaches the best one's lowest
 are named as run.sh names them. With --common, a round that measured only
 some cells (run.sh --policies / --sizes) merges too: only the cells every
 file has are merged, and the others are listed under
-cells_not_in_every_file.
+cells_not_in_every_file. With --union every cell is merged over the files
+that have it (each cell says how many, `files`): rounds that measured
+different policies of the same job side by side, every speed-up still
+against its own round's "none"; the cells not in every file are listed too.
 
-Usage: bench/pipeline/merge_rounds.py A.json B.json [...] [--common] --out MERGED.json
+Usage: bench/pipeline/merge_rounds.py A.json B.json [...] [--common | --union] --out MERGED.json
 """
 import argparse
 import json
@@ -48,7 +51,8 @@ def load(path):
     return doc
 
 
-def merge(paths, docs, common=False):
+def merge(paths, docs, mode=None):
+    """mode: None (every file has the same cells), "common" or "union"."""
     first = docs[0]
     for p, d in zip(paths[1:], docs[1:]):
         for k in SAME:
@@ -58,10 +62,15 @@ def merge(paths, docs, common=False):
     cells = [{key(c): c for c in d["cells"]} for d in docs]
     shared = set.intersection(*(set(c) for c in cells))
     left_out = sorted(set.union(*(set(c) for c in cells)) - shared)
-    if left_out and not common:
-        fail("the files measure different policies or sizes (--common merges the cells every file has)")
-    if not shared:
+    if left_out and mode is None:
+        fail("the files measure different policies or sizes (--common merges the cells every file has, "
+             "--union every cell over the files that have it)")
+    if not shared and mode != "union":
         fail("no policy and size is in every file")
+    merged = shared | set(left_out) if mode == "union" else shared
+    order = []  # first appearance over the files
+    for d in docs:
+        order += [key(c) for c in d["cells"] if key(c) in merged and key(c) not in order]
     out = {k: first.get(k) for k in SAME}
     # Shaped as run.sh writes it, so `frugal report` renders a merge as well.
     nones = [d["none_s"] for d in docs]
@@ -72,11 +81,11 @@ def merge(paths, docs, common=False):
                 "cells": []})
     if left_out:
         out["cells_not_in_every_file"] = [{"policy": p, "size_pct": s} for p, s in left_out]
-    for k in [key(c) for c in first["cells"] if key(c) in shared]:
-        runs = [c[k] for c in cells]
+    for k in order:
+        runs = [c[k] for c in cells if k in c]
         speedups = [r["measured_speedup"] for r in runs]
         out["cells"].append({
-            "policy": k[0], "size_pct": k[1],
+            "policy": k[0], "size_pct": k[1], "files": len(runs),
             "wall_s": statistics.median(w for r in runs for w in r["wall_s_runs"]),
             "wall_s_runs": [w for r in runs for w in r["wall_s_runs"]],
             "measured_speedup": statistics.median(speedups),
@@ -99,18 +108,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--common", action="store_true",
-                    help="merge only the policies and sizes every file measured")
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--common", action="store_true",
+                     help="merge only the policies and sizes every file measured")
+    how.add_argument("--union", action="store_true",
+                     help="merge every policy and size over the files that measured it")
     a = ap.parse_args()
     if len(a.files) < 2:
         ap.error("give at least two result files")
-    out = merge(a.files, [load(p) for p in a.files], a.common)
+    mode = "common" if a.common else ("union" if a.union else None)
+    out = merge(a.files, [load(p) for p in a.files], mode)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
-    print("%-12s %4s %9s %15s %12s" % ("policy", "size", "measured", "spread", "remote MB"))
+    print("%-12s %4s %9s %15s %12s %6s" % ("policy", "size", "measured", "spread", "remote MB", "files"))
     for c in out["cells"]:
-        print("%-12s %3d%% %8.3fx %6.3f-%.3fx %12.0f" % (c["policy"], c["size_pct"], c["measured_speedup"],
-              c["measured_speedup_spread"][0], c["measured_speedup_spread"][1], c["bytes_from_remote"] / 1e6))
+        print("%-12s %3d%% %8.3fx %6.3f-%.3fx %12.0f %6d" % (c["policy"], c["size_pct"], c["measured_speedup"],
+              c["measured_speedup_spread"][0], c["measured_speedup_spread"][1], c["bytes_from_remote"] / 1e6,
+              c["files"]))
     for k in sorted(out):
         if k.startswith("best_measured_"):
             pct = k.rsplit("_", 1)[1]

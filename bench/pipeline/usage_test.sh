@@ -65,6 +65,19 @@ assert len(d["cells_not_in_every_file"]) == 10, d["cells_not_in_every_file"]
 assert d["best_measured_5"] == "smartcache" and d["not_told_apart_from_best_5"] == []' "$T/m.json"; then
   echo "FAIL: merge_rounds.py --common"; fail=1
 fi
+# --union: every cell, each over the files that measured it.
+if ! python3 "$M" "$R" "$T/some.json" --union --out "$T/m.json" >/dev/null ||
+   ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2]))
+assert len(d["cells"]) == len(r["cells"]), d["cells"]
+files = {(c["policy"], c["size_pct"]): c["files"] for c in d["cells"]}
+assert all(n == (2 if p == "smartcache" else 1) for (p, _), n in files.items()), files
+assert len(d["cells_not_in_every_file"]) == 10, d["cells_not_in_every_file"]' "$T/m.json" "$R"; then
+  echo "FAIL: merge_rounds.py --union"; fail=1
+fi
+out="$(python3 "$M" "$R" "$T/some.json" --union --common --out "$T/m.json" 2>&1)"; rc=$?
+if [ "$rc" != 2 ] || [[ "$out" != *"not allowed with"* ]]; then
+  echo "FAIL: merge_rounds.py --union --common: rc $rc, output: $out"; fail=1
+fi
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for c in d["cells"]:
   if c["policy"] == "lru": c["measured_speedup"] = 9.0
