@@ -176,18 +176,22 @@ Status ApplyFusion(const OpTimeModel& model, const OpGraph& graph, const GpuSpec
   if (ops->size() != graph.ops.size()) return Internal("op times do not match the graph");
   std::vector<FusedKernel> kernels = FusedKernels(graph);
   if (kernels.empty()) return Status::Ok();
+  // Every op of `k` costs 0 and says where its time went.
+  auto absorb = [&](const FusedKernel& k, const std::string& basis) {
+    for (int op : k.ops) {
+      OpTimePrediction& p = (*ops)[op];
+      p.fallback = false;
+      p.time_ms = 0;
+      p.basis = basis;
+    }
+  };
   // An add reads two elements and writes one: 12 bytes per output element.
   std::vector<OpShape> shapes;
   std::vector<const FusedKernel*> priced;
   for (const FusedKernel& k : kernels) {
     if (k.scores >= 0) {
-      const std::string where = "inside the fused attention of " + graph.ops[k.scores].name +
-                                " and " + graph.ops[k.context].name;
-      for (int op : k.ops) {
-        (*ops)[op].fallback = false;
-        (*ops)[op].time_ms = 0;
-        (*ops)[op].basis = where;
-      }
+      absorb(k, "inside the fused attention of " + graph.ops[k.scores].name + " and " +
+                    graph.ops[k.context].name);
       continue;
     }
     priced.push_back(&k);
@@ -201,13 +205,7 @@ Status ApplyFusion(const OpTimeModel& model, const OpGraph& graph, const GpuSpec
   FRUGAL_ASSIGN_OR_RETURN(std::vector<double> t, model.PredictMs(shapes, gpu));
   for (size_t i = 0; i < priced.size(); ++i) {
     const FusedKernel& k = *priced[i];
-    const std::string& head = graph.ops[k.ops[0]].name;
-    for (int op : k.ops) {
-      OpTimePrediction& p = (*ops)[op];
-      p.fallback = false;
-      p.time_ms = 0;
-      p.basis = "fused into " + head;
-    }
+    absorb(k, "fused into " + graph.ops[k.ops[0]].name);
     OpTimePrediction& first = (*ops)[k.ops[0]];
     first.time_ms = t[i];
     first.basis = "fused kernel of " + std::to_string(k.ops.size()) + " ops as " +
