@@ -51,10 +51,73 @@ class XgbBooster {
   }
   BoosterHandle* out() { return &h_; }
   BoosterHandle get() const { return h_; }
+  // The feature columns the booster was fitted on, ascending; empty = all.
+  std::vector<uint32_t> columns;
 
  private:
   BoosterHandle h_ = nullptr;
 };
+
+namespace {
+
+// The booster attribute that stores XgbBooster::columns ("0,3,4"), so a
+// model file keeps them inside XGBoost's own format; absent = all columns
+// (and in every model file written before it).
+constexpr const char* kColumnsAttr = "frugal_columns";
+
+// The columns of a row-major matrix with at least one value (not NaN). A
+// feature that no row of an op type has (a GEMM tile's waves for softmax)
+// is left out of its booster: column sampling then draws only among the
+// features the op has, and a feature added for one op type leaves every
+// other op type's trees exactly as they were.
+std::vector<uint32_t> ColumnsWithValues(const std::vector<float>& x, size_t cols) {
+  std::vector<uint32_t> kept;
+  const size_t rows = cols ? x.size() / cols : 0;
+  for (size_t c = 0; c < cols; ++c) {
+    for (size_t r = 0; r < rows; ++r) {
+      if (!std::isnan(x[r * cols + c])) {
+        kept.push_back(static_cast<uint32_t>(c));
+        break;
+      }
+    }
+  }
+  return kept;
+}
+
+// `x` (rows of `cols` features) reduced to `columns`.
+std::vector<float> SelectColumns(const std::vector<float>& x, size_t cols,
+                                 const std::vector<uint32_t>& columns) {
+  const size_t rows = cols ? x.size() / cols : 0;
+  std::vector<float> out;
+  out.reserve(rows * columns.size());
+  for (size_t r = 0; r < rows; ++r) {
+    for (uint32_t c : columns) out.push_back(x[r * cols + c]);
+  }
+  return out;
+}
+
+// Parses kColumnsAttr's value: ascending column indices.
+Result<std::vector<uint32_t>> ParseColumns(std::string_view text, const std::string& what) {
+  std::vector<uint32_t> columns;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t j = std::min(text.find(',', i), text.size());
+    const std::string_view item = text.substr(i, j - i);
+    uint64_t v = 0;
+    bool ok = !item.empty() && item.size() <= 6;
+    for (char ch : item) {
+      ok = ok && ch >= '0' && ch <= '9';
+      v = v * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    if (!ok || (!columns.empty() && v <= columns.back()))
+      return InvalidArgument(what + ": malformed " + kColumnsAttr + " '" + std::string(text) + "'");
+    columns.push_back(static_cast<uint32_t>(v));
+    i = j + 1;
+  }
+  return columns;
+}
+
+}  // namespace
 
 // XGBoost trusts a model's tree arrays: a child index that points back up
 // the tree makes prediction loop forever. Nodes are numbered in expansion
@@ -168,8 +231,13 @@ Status OpBoosters::Fit(PerfOp op, const std::vector<float>& x, size_t cols,
                        const std::vector<float>& y,
                        const TrainOptions& options) {
   const int threads = std::max(1, options.threads);
+  std::vector<uint32_t> columns = ColumnsWithValues(x, cols);
+  if (columns.size() == cols || columns.empty()) columns.clear();
+  const std::vector<float> kept = columns.empty() ? std::vector<float>() : SelectColumns(x, cols, columns);
+  const std::vector<float>& fx = columns.empty() ? x : kept;
+  const size_t fcols = columns.empty() ? cols : columns.size();
   Matrix m;
-  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(x.data(), y.size(), cols, NAN, m.out(),
+  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(fx.data(), y.size(), fcols, NAN, m.out(),
                                         threads),
              "creating training matrix");
   FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
@@ -196,6 +264,12 @@ Status OpBoosters::Fit(PerfOp op, const std::vector<float>& x, size_t cols,
   for (int it = 0; it < options.rounds; ++it) {
     FRUGAL_XGB(XGBoosterUpdateOneIter(b->get(), it, m.get()), "training");
   }
+  if (!columns.empty()) {
+    std::string text;
+    for (uint32_t c : columns) text += (text.empty() ? "" : ",") + std::to_string(c);
+    FRUGAL_XGB(XGBoosterSetAttr(b->get(), kColumnsAttr, text.c_str()), "storing columns");
+  }
+  b->columns = std::move(columns);
   impl_->boosters[op] = std::move(b);
   return Status::Ok();
 }
@@ -209,9 +283,16 @@ Result<std::vector<float>> OpBoosters::Predict(const char* model, PerfOp op,
         fmt::format("{} model was not trained on {}", model, PerfOpName(op)));
   }
   const size_t rows = cols ? x.size() / cols : 0;
+  const std::vector<uint32_t>& columns = b->second->columns;
+  if (!columns.empty() && columns.back() >= cols) {
+    return InvalidArgument(fmt::format("{} model's {} booster reads feature {}; this build has {}",
+                                       model, PerfOpName(op), columns.back(), cols));
+  }
+  const std::vector<float> kept = columns.empty() ? std::vector<float>() : SelectColumns(x, cols, columns);
   std::lock_guard<std::mutex> lock(impl_->mu);
   Matrix m;
-  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(x.data(), rows, cols, NAN, m.out(), 1),
+  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(columns.empty() ? x.data() : kept.data(), rows,
+                                        columns.empty() ? cols : columns.size(), NAN, m.out(), 1),
              "creating prediction matrix");
   bst_ulong len = 0;
   const float* pred = nullptr;
@@ -273,6 +354,17 @@ Status OpBoosters::FromJson(const char* model, const nlohmann::json& j) {
     // One thread: predictions come in small batches, where OpenMP's
     // spinning workers cost more than they give on a busy host.
     FRUGAL_XGB(XGBoosterSetParam(b->get(), "nthread", "1"), "setting threads");
+    const char* attr = nullptr;
+    int found = 0;
+    FRUGAL_XGB(XGBoosterGetAttr(b->get(), kColumnsAttr, &attr, &found), "reading columns");
+    if (found) {
+      FRUGAL_ASSIGN_OR_RETURN(b->columns, ParseColumns(attr ? attr : "", what));
+      bst_ulong features = 0;
+      FRUGAL_XGB(XGBoosterGetNumFeature(b->get(), &features), "reading feature count");
+      if (features != b->columns.size())
+        return InvalidArgument(fmt::format("{}: {} names {} columns for {} features", what,
+                                           kColumnsAttr, b->columns.size(), features));
+    }
     impl_->boosters[op] = std::move(b);
   }
   return Status::Ok();

@@ -499,7 +499,7 @@ const std::vector<std::string>& EfficiencyFeatureNames() {
     }
     n.insert(n.end(), {"align4_k", "align4_n", "log2_elems_per_sm",
                        "log2_blocks512_per_sm", "log2_rows_per_sm",
-                       "volta_or_later"});
+                       "volta_or_later", "log2_row_bytes_over_l2_per_sm"});
     return n;
   }();
   return names;
@@ -551,6 +551,17 @@ std::vector<float> EfficiencyFeatures(const OpShape& s, const GpuFeatures& gpu,
   // maxwell_* kernel family, Volta and later the volta_* / ampere_* ones,
   // whose tiles suit other shapes (Pascal's large-N GEMMs are 2-3x slower).
   f.push_back(PreVolta(gpu.architecture) ? 0.0 : 1.0);
+  // Softmax and layer norm reduce along a row: over 1024 elements PyTorch's
+  // kernels pass over each row several times (max, sum, write), and the
+  // later passes run at L2 speed only while the rows an SM holds fit in its
+  // share of L2. Measured (transformer shapes, rows over 1024): softmax
+  // reaches 0.54 of the elementwise bandwidth on P100 (73 KB of L2 per SM),
+  // 0.68 on V100 (77 KB), 0.77 / 0.89 on P4 / T4 (102 KB), 0.79 on A100
+  // (379 KB).
+  const bool norm = s.op == PerfOp::kSoftmax || s.op == PerfOp::kLayerNorm;
+  f.push_back(norm && gpu.l2_bytes > 0
+                  ? L2(kBytesPerElem * static_cast<double>(s.h) / (gpu.l2_bytes / sms))
+                  : nan);
   return std::vector<float>(f.begin(), f.end());
 }
 

@@ -67,7 +67,7 @@ double RooflineMs(const OpShape& shape, const GpuFeatures& gpu);
 // sustained clock of small cards, which no other figure shows.
 // FeatureNames() names them; kFeatureVersion changes whenever either changes,
 // and saved models record it.
-inline constexpr int kFeatureVersion = 4;
+inline constexpr int kFeatureVersion = 5;
 std::vector<float> LearnedFeatures(const OpShape& shape,
                                    const GpuFeatures& gpu);
 const std::vector<std::string>& FeatureNames();
@@ -88,7 +88,9 @@ struct SustainedRates {
 // sustained roofline, arithmetic intensity over the sustained ridge point,
 // bytes over L2, and, for the tile shapes cuBLAS / cuDNN use (64x64,
 // 128x64, 128x128, 256x128), the wave count over the SMs and the last
-// wave's fill. EfficiencyFeatureNames() names them (kFeatureVersion).
+// wave's fill, and for softmax and layer norm one row's bytes over the L2
+// per SM. A feature an op type never has is NaN there (its booster leaves
+// the column out). EfficiencyFeatureNames() names them (kFeatureVersion).
 std::vector<float> EfficiencyFeatures(const OpShape& shape,
                                       const GpuFeatures& gpu,
                                       const SustainedRates& rates);
