@@ -37,7 +37,11 @@ class OpBoosters {
   bool Has(PerfOp op) const;
   // Fits the booster of `op` to rows of `cols` features `x` (row major; NaN =
   // missing) and targets `y` (squared error, `hist`, options' rounds, depth,
-  // eta, seed and threads; subsample and column sample 0.8).
+  // eta, seed and threads; subsample and column sample 0.8). Columns that
+  // are NaN in every row are left out of the booster (and Predict leaves
+  // them out the same way; saved as the XGBoost attribute
+  // `frugal_columns`), so a feature that `op` never has does not change its
+  // trees.
   Status Fit(PerfOp op, const std::vector<float>& x, size_t cols,
              const std::vector<float>& y, const TrainOptions& options);
   // Predictions for rows of `cols` features. NotFound "<model> model was
