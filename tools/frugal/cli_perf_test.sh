@@ -83,6 +83,16 @@ for gpu in H100 L4 H200 T4; do
   json_get "$TMP/q.json" 'd["time_ms"] > 0' | grep -q True || fail "learned $gpu: time_ms"
 done
 
+# A booster fitted without its op's all-missing feature columns names the
+# kept ones in the XGBoost attribute frugal_columns; a corrupt list is an
+# error naming the file, not a misread row.
+"$FRUGAL" perf train --model learned --data "$TMP/data" --out "$TMP/learned.json" --rounds 5 \
+  >/dev/null || fail "perf train learned (json)"
+grep -q '"frugal_columns": "0,' "$TMP/learned.json" || fail "learned.json lacks frugal_columns"
+sed 's/"frugal_columns": "0,/"frugal_columns": "x0,/' "$TMP/learned.json" >"$TMP/badcols.json"
+expect_error 1 "badcols.json: learned: booster 'add': malformed frugal_columns" \
+  perf query add b=64 h=1024 --gpu T4 --perf-model "$TMP/badcols.json"
+
 # eval: JSON rows for both splits; the file copy matches stdout.
 "$FRUGAL" perf eval --model all --data "$TMP/data" --rounds 10 --json --out "$TMP/e/eval.json" \
   >"$TMP/eval.json" || fail "perf eval"
