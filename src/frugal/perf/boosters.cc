@@ -96,7 +96,21 @@ std::vector<float> SelectColumns(const std::vector<float>& x, size_t cols,
   return out;
 }
 
-// Parses kColumnsAttr's value: ascending column indices.
+// A DMatrix of `rows` rows of `cols` features `x`, reduced to `columns`
+// unless that is empty (all columns).
+Status MakeMatrix(const std::vector<float>& x, size_t rows, size_t cols,
+                  const std::vector<uint32_t>& columns, int threads, Matrix* m,
+                  const char* what) {
+  const std::vector<float> kept = columns.empty() ? std::vector<float>() : SelectColumns(x, cols, columns);
+  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(columns.empty() ? x.data() : kept.data(), rows,
+                                        columns.empty() ? cols : columns.size(), NAN, m->out(),
+                                        threads),
+             what);
+  return Status::Ok();
+}
+
+// Parses kColumnsAttr's value: ascending column indices (at most 6 digits
+// each, so the value cannot overflow).
 Result<std::vector<uint32_t>> ParseColumns(std::string_view text, const std::string& what) {
   std::vector<uint32_t> columns;
   size_t i = 0;
@@ -232,14 +246,10 @@ Status OpBoosters::Fit(PerfOp op, const std::vector<float>& x, size_t cols,
                        const TrainOptions& options) {
   const int threads = std::max(1, options.threads);
   std::vector<uint32_t> columns = ColumnsWithValues(x, cols);
-  if (columns.size() == cols || columns.empty()) columns.clear();
-  const std::vector<float> kept = columns.empty() ? std::vector<float>() : SelectColumns(x, cols, columns);
-  const std::vector<float>& fx = columns.empty() ? x : kept;
-  const size_t fcols = columns.empty() ? cols : columns.size();
+  if (columns.size() == cols) columns.clear();
   Matrix m;
-  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(fx.data(), y.size(), fcols, NAN, m.out(),
-                                        threads),
-             "creating training matrix");
+  FRUGAL_RETURN_IF_ERROR(
+      MakeMatrix(x, y.size(), cols, columns, threads, &m, "creating training matrix"));
   FRUGAL_XGB(XGDMatrixSetFloatInfo(m.get(), "label", y.data(), y.size()),
              "setting labels");
   auto b = std::make_unique<XgbBooster>();
@@ -288,12 +298,10 @@ Result<std::vector<float>> OpBoosters::Predict(const char* model, PerfOp op,
     return InvalidArgument(fmt::format("{} model's {} booster reads feature {}; this build has {}",
                                        model, PerfOpName(op), columns.back(), cols));
   }
-  const std::vector<float> kept = columns.empty() ? std::vector<float>() : SelectColumns(x, cols, columns);
   std::lock_guard<std::mutex> lock(impl_->mu);
   Matrix m;
-  FRUGAL_XGB(XGDMatrixCreateFromMat_omp(columns.empty() ? x.data() : kept.data(), rows,
-                                        columns.empty() ? cols : columns.size(), NAN, m.out(), 1),
-             "creating prediction matrix");
+  FRUGAL_RETURN_IF_ERROR(
+      MakeMatrix(x, rows, cols, columns, 1, &m, "creating prediction matrix"));
   bst_ulong len = 0;
   const float* pred = nullptr;
   FRUGAL_XGB(XGBoosterPredict(b->second->get(), m.get(), 0, 0, 0, &len, &pred),
