@@ -7,7 +7,13 @@ separately (one `run.sh --out` each, same settings); this merges them:
 a cell's measured speed-up is the median of the files' speed-ups (each file's
 own, against its own "none" runs), its spread their lowest and highest, and
 the best policy per size and those whose spread reaches the best one's lowest
-are named as run.sh names them. With --common, a round that measured only
+are named as run.sh names them. Beside that spread rule, which a drift
+between sittings (every policy faster in one round) can defeat, each policy
+is compared with the best one round by round: `paired_lead_of_best_P` gives,
+per policy, the best policy's speed-up minus its own in each file that
+measured both (the same round's "none", machine and hour), and
+`behind_best_in_every_round_P` the policies it trails in every such round
+(at least two rounds). With --common, a round that measured only
 some cells (run.sh --policies / --sizes) merges too: only the cells every
 file has are merged, and the others are listed under
 cells_not_in_every_file. With --union every cell is merged over the files
@@ -101,6 +107,17 @@ def merge(paths, docs, mode=None):
         out["not_told_apart_from_best_%d" % pct] = [
             c["policy"] for c in at
             if c is not best and c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
+        lead = {}
+        for c in at:
+            if c is best:
+                continue
+            k = (c["policy"], pct)
+            b = (best["policy"], pct)
+            lead[c["policy"]] = [f[b]["measured_speedup"] - f[k]["measured_speedup"]
+                                 for f in cells if k in f and b in f]
+        out["paired_lead_of_best_%d" % pct] = lead
+        out["behind_best_in_every_round_%d" % pct] = [
+            p for p, d in lead.items() if len(d) >= 2 and min(d) > 0]
     return out
 
 
@@ -130,6 +147,10 @@ def main():
             pct = k.rsplit("_", 1)[1]
             print("best at %s%%: %s; not told apart from it: %s" % (
                 pct, out[k], ", ".join(out["not_told_apart_from_best_" + pct]) or "none"))
+            for p, d in out["paired_lead_of_best_" + pct].items():
+                print("  lead over %-10s round by round: %s" % (p, " ".join("%+.3f" % x for x in d)))
+            print("  behind it in every round (>= 2 rounds): %s" % (
+                ", ".join(out["behind_best_in_every_round_" + pct]) or "none"))
 
 
 if __name__ == "__main__":

@@ -89,4 +89,18 @@ c = [c for c in d["cells"] if c["policy"] == "lru"][0]
 assert c["measured_speedup_spread"][1] == 9.0 and len(c["wall_s_runs"]) == 2' "$T/m.json"; then
   echo "FAIL: merge_rounds.py of two rounds"; fail=1
 fi
+# A round where every policy ran faster (drift between sittings) joins the spreads; compared
+# round by round, the best policy still leads each of the others in both rounds.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+for shift, out in ((0.0, sys.argv[2]), (0.5, sys.argv[3])):
+  for c in d["cells"]: c["measured_speedup"] = (1.2 if c["policy"] == "smartcache" else 1.1) + shift
+  json.dump(d, open(out, "w"))' "$R" "$T/slow_round.json" "$T/fast_round.json"
+if ! python3 "$M" "$T/slow_round.json" "$T/fast_round.json" --out "$T/m.json" >/dev/null ||
+   ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+others = sorted({c["policy"] for c in d["cells"]} - {"smartcache"})
+assert d["best_measured_5"] == "smartcache" and sorted(d["not_told_apart_from_best_5"]) == others, d
+assert sorted(d["behind_best_in_every_round_5"]) == others, d["behind_best_in_every_round_5"]
+assert all(abs(x - 0.1) < 1e-9 for v in d["paired_lead_of_best_5"].values() for x in v)' "$T/m.json"; then
+  echo "FAIL: merge_rounds.py round-by-round lead"; fail=1
+fi
 exit $fail
