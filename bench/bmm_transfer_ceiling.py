@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""How well one GPU's measured bmm times carry to another GPU's: an oracle
+bound for leave-one-GPU-out bmm accuracy.
+
+For every pair (held-out GPU H, source GPU S) of
+../shared/data/perf/neusight-op-timings-test/bmm, on the shapes both were
+timed on: predict H's time of each shape as S's time times the *true*
+median ratio H / S (so the level is exact and only S's shape profile is
+tested), and report the median APE. Then, per held-out GPU, the best source
+(chosen with the held-out rows: an oracle) and the pooled median APE over
+all held-out rows with each GPU's best source. No model is involved.
+Writes bench/results/bmm_transfer_ceiling.json.
+
+Usage (from the repository root): python3 bench/bmm_transfer_ceiling.py [--out FILE]
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import statistics
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--data", default=os.path.join("..", "shared", "data", "perf",
+                                               "neusight-op-timings-test", "bmm"))
+ap.add_argument("--out", default="bench/results/bmm_transfer_ceiling.json")
+args = ap.parse_args()
+
+times = {}  # GPU -> {(B, M, N, K): ms}
+for path in sorted(glob.glob(os.path.join(args.data, "*.csv"))):
+    gpu = os.path.basename(path)[:-len(".csv")]
+    with open(path) as f:
+        times[gpu] = {(int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"])): float(r["Latency"])
+                      for r in csv.DictReader(f)}
+if len(times) < 2:
+    sys.exit("bmm_transfer_ceiling: %s: fewer than two GPUs' bmm timings" % args.data)
+
+
+def errors(held, src):
+    """APEs of `held`'s shapes priced from `src`'s at the true median ratio."""
+    common = [k for k in times[held] if k in times[src]]
+    if not common:
+        return []
+    ratio = [times[held][k] / times[src][k] for k in common]
+    scale = statistics.median(ratio)
+    return [abs(r / scale - 1) for r in ratio]
+
+
+pairs, best, pooled = [], {}, []
+for held in times:
+    for src in times:
+        if src == held:
+            continue
+        e = errors(held, src)
+        if not e:
+            continue
+        pairs.append({"held_out": held, "source": src, "shapes": len(e),
+                      "median_ape_pct": 100 * statistics.median(e)})
+    # Best source among those covering most of the held-out GPU's shapes.
+    cands = [p for p in pairs if p["held_out"] == held and p["shapes"] >= len(times[held]) / 2]
+    if cands:
+        b = min(cands, key=lambda p: p["median_ape_pct"])
+        best[held] = b["source"]
+        pooled += errors(held, b["source"])
+for p in pairs:
+    print("%-28s <- %-28s %5d shapes  median APE %5.1f %%" % (
+        p["held_out"], p["source"], p["shapes"], p["median_ape_pct"]))
+result = {"data": args.data, "pairs": pairs, "best_source": best,
+          "pooled_best_source_rows": len(pooled),
+          "pooled_best_source_median_ape_pct": 100 * statistics.median(pooled) if pooled else None}
+print("pooled over %d held-out rows, each GPU from its best source: median APE %.1f %%" % (
+    len(pooled), result["pooled_best_source_median_ape_pct"]))
+with open(args.out, "w") as f:
+    json.dump(result, f, indent=1)
