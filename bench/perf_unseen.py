@@ -169,6 +169,7 @@ for model in models:
     seen = [r for r in seen_rows if r["model"] == model]
     s["seen_e2e"] = {
         "median_ape_pct": 100 * statistics.median([abs(r["signed"]) for r in seen]),
+        "p90_ape_pct": 100 * q([abs(r["signed"]) for r in seen], 0.9),
         "per_gpu_median_bias_pct": {
             g: 100 * statistics.median([r["signed"] for r in seen if r["gpu"] == g])
             for g in sorted({r["gpu"] for r in seen})}}
@@ -203,5 +204,6 @@ for model, s in summary.items():
                   f"{g} {v:.1f}% ({e['per_gpu_median_bias_pct'][g]:+.1f})"
                   for g, v in e["per_gpu_median_ape_pct"].items()))
     se = s["seen_e2e"]
-    print(f"   e2e on GPUs in training (composition only): median {se['median_ape_pct']:.1f}%; "
+    print(f"   e2e on GPUs in training (composition only): median {se['median_ape_pct']:.1f}%, "
+          f"p90 {se['p90_ape_pct']:.1f}%; "
           "bias " + ", ".join(f"{g} {v:+.1f}%" for g, v in se["per_gpu_median_bias_pct"].items()))
