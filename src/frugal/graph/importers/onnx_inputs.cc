@@ -153,13 +153,17 @@ Result<int64_t> PrepareInputs(onnx::GraphProto* graph, const ImportOptions& opti
   // The symbols, and the batch among them.
   std::set<std::string> symbols;
   std::string batch_symbol, dim0_symbol;
+  std::map<std::string, std::string> dim0_set_by_flag;  // input -> its dim 0's --dim symbol
   for (const auto* input : data) {
     const auto& shape = input->type().tensor_type().shape();
     for (int i = 0; i < shape.dim_size(); ++i) {
       const auto& d = shape.dim(i);
       if (d.has_dim_value() || d.dim_param().empty()) continue;
       symbols.insert(d.dim_param());
-      if (options.dims.count(d.dim_param()) != 0) continue;
+      if (options.dims.count(d.dim_param()) != 0) {
+        if (i == 0) dim0_set_by_flag[input->name()] = d.dim_param();
+        continue;
+      }
       if (batch_symbol.empty() && LooksLikeBatch(d.dim_param())) batch_symbol = d.dim_param();
       if (dim0_symbol.empty() && i == 0 && !LooksLikeOtherDim(d.dim_param()))
         dim0_symbol = d.dim_param();
@@ -212,6 +216,12 @@ Result<int64_t> PrepareInputs(onnx::GraphProto* graph, const ImportOptions& opti
     const auto& shape = input->type().tensor_type().shape();
     if (shape.dim_size() == 0) continue;
     const int64_t own = shape.dim(0).dim_value();
+    if (options.batch > 0 && options.batch != own && dim0_set_by_flag.count(input->name())) {
+      const std::string& sym = dim0_set_by_flag.at(input->name());
+      return InvalidArgument(path + ": --batch " + std::to_string(options.batch) +
+                             " and --dim " + sym + "=" + std::to_string(own) +
+                             " both set input '" + input->name() + "' dim 0; give one of them");
+    }
     if (options.batch > 0 && options.batch != own) {
       return InvalidArgument(path + ": --batch " + std::to_string(options.batch) +
                              " cannot apply: the model has no symbolic batch dim (input '" +

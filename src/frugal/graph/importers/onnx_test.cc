@@ -223,6 +223,16 @@ TEST(OnnxImporter, UnknownDimNameIsAnError) {
   ExpectError(Import("testdata/onnx/static_batch.onnx", 0, {{"seq", 4}}), {"it has none"});
 }
 
+// --dim on the batch symbol sets the batch; a different --batch beside it is
+// a conflict that names both flags, not a "fixed" batch the file lacks.
+TEST(OnnxImporter, BatchSetByDimAndADifferentBatchConflict) {
+  Result<OpGraph> g = Import("testdata/onnx/dynamic_seq.onnx", 2, {{"batch", 2}, {"seq", 4}});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->batch, 2);
+  ExpectError(Import("testdata/onnx/dynamic_seq.onnx", 3, {{"batch", 2}, {"seq", 4}}),
+              {"dynamic_seq.onnx", "--batch 3 and --dim batch=2", "input 'x' dim 0"});
+}
+
 TEST(OnnxImporter, StaticBatchIsKeptAndAnotherBatchCannotApply) {
   OpGraph own = Load("testdata/onnx/static_batch.onnx");
   EXPECT_EQ(own.batch, 2);
