@@ -10,11 +10,15 @@ namespace {
 
 // Eval exports fold BatchNorm into the preceding Conv: the file then has no
 // BatchNormalization and a bias on every Conv.
+// An eval export folds BatchNorm into the preceding Conv (which gains a
+// bias). A training-mode export keeps both BatchNorm and Dropout, so a
+// Dropout op says the missing BatchNorm was never there (AlexNet,
+// SqueezeNet, VGG without BN).
 bool LooksBatchNormFolded(const OpGraph& forward) {
   if (forward.source_format != "onnx") return false;
   int convs = 0;
   for (const Op& op : forward.ops) {
-    if (op.kind == OpKind::kBatchNorm) return false;
+    if (op.kind == OpKind::kBatchNorm || op.kind == OpKind::kDropout) return false;
     if (op.kind != OpKind::kConv) continue;
     ++convs;
     if (op.inputs.size() < 3) return false;
@@ -55,9 +59,9 @@ GraphSummary Summarize(const OpGraph& graph, const OpGraph& forward,
   s.memory_bytes = s.training ? s.memory.training_bytes : s.memory.inference_bytes;
   if (LooksBatchNormFolded(forward)) {
     s.notes.push_back(
-        "no BatchNormalization and a bias on every Conv: looks like an eval export with "
-        "BatchNorm folded into the Convs; parameters are the file's (export in training "
-        "mode to keep BatchNorm)");
+        "no BatchNormalization and a bias on every Conv: an eval export with BatchNorm "
+        "folded into the Convs, or a model without BatchNorm; parameters are the file's "
+        "(export in training mode to keep BatchNorm)");
   }
   return s;
 }
