@@ -8,8 +8,6 @@
 namespace frugal {
 namespace {
 
-// Eval exports fold BatchNorm into the preceding Conv: the file then has no
-// BatchNormalization and a bias on every Conv.
 // An eval export folds BatchNorm into the preceding Conv (which gains a
 // bias). A training-mode export keeps both BatchNorm and Dropout, so a
 // Dropout op says the missing BatchNorm was never there (AlexNet,

@@ -216,13 +216,13 @@ Result<int64_t> PrepareInputs(onnx::GraphProto* graph, const ImportOptions& opti
     const auto& shape = input->type().tensor_type().shape();
     if (shape.dim_size() == 0) continue;
     const int64_t own = shape.dim(0).dim_value();
-    if (options.batch > 0 && options.batch != own && dim0_set_by_flag.count(input->name())) {
-      const std::string& sym = dim0_set_by_flag.at(input->name());
-      return InvalidArgument(path + ": --batch " + std::to_string(options.batch) +
-                             " and --dim " + sym + "=" + std::to_string(own) +
-                             " both set input '" + input->name() + "' dim 0; give one of them");
-    }
     if (options.batch > 0 && options.batch != own) {
+      auto flag = dim0_set_by_flag.find(input->name());
+      if (flag != dim0_set_by_flag.end()) {
+        return InvalidArgument(path + ": --batch " + std::to_string(options.batch) +
+                               " and --dim " + flag->second + "=" + std::to_string(own) +
+                               " both set input '" + input->name() + "' dim 0; give one of them");
+      }
       return InvalidArgument(path + ": --batch " + std::to_string(options.batch) +
                              " cannot apply: the model has no symbolic batch dim (input '" +
                              input->name() + "' is fixed at " + ShapeText(shape) +
