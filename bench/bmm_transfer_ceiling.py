@@ -8,7 +8,10 @@ timed on: predict H's time of each shape as S's time times the *true*
 median ratio H / S (so the level is exact and only S's shape profile is
 tested), and report the median APE. Then, per held-out GPU, the best source
 (chosen with the held-out rows: an oracle) and the pooled median APE over
-all held-out rows with each GPU's best source. No model is involved.
+all held-out rows with each GPU's best source. A second oracle per pair
+takes one true ratio per (cuBLAS kernel the held-out GPU ran, power-of-two
+bin of the source's time): what knowing the held-out GPU's kernel choice and
+a duration effect (clock throttling) would add. No model is involved.
 Writes bench/results/bmm_transfer_ceiling.json.
 
 Usage (from the repository root): python3 bench/bmm_transfer_ceiling.py [--out FILE]
@@ -17,6 +20,7 @@ import argparse
 import csv
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -27,12 +31,14 @@ ap.add_argument("--data", default=os.path.join("..", "shared", "data", "perf",
 ap.add_argument("--out", default="bench/results/bmm_transfer_ceiling.json")
 args = ap.parse_args()
 
-times = {}  # GPU -> {(B, M, N, K): ms}
+times, kernels = {}, {}  # GPU -> {(B, M, N, K): ms}, {(B, M, N, K): kernel name}
 for path in sorted(glob.glob(os.path.join(args.data, "*.csv"))):
     gpu = os.path.basename(path)[:-len(".csv")]
     with open(path) as f:
-        times[gpu] = {(int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"])): float(r["Latency"])
-                      for r in csv.DictReader(f)}
+        rows = list(csv.DictReader(f))
+    shape = lambda r: (int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"]))
+    times[gpu] = {shape(r): float(r["Latency"]) for r in rows}
+    kernels[gpu] = {shape(r): r["Kernel Name"] for r in rows}
 if len(times) < 2:
     sys.exit("bmm_transfer_ceiling: %s: fewer than two GPUs' bmm timings" % args.data)
 
@@ -47,6 +53,20 @@ def errors(held, src):
     return [abs(r / scale - 1) for r in ratio]
 
 
+def errors_by_kernel_and_duration(held, src):
+    """The same with one true ratio per (held's kernel, bin of src's time)."""
+    groups = {}
+    for k in times[held]:
+        if k in times[src]:
+            key = (kernels[held][k], math.floor(math.log2(times[src][k])))
+            groups.setdefault(key, []).append(times[held][k] / times[src][k])
+    out = []
+    for ratio in groups.values():
+        scale = statistics.median(ratio)
+        out += [abs(r / scale - 1) for r in ratio]
+    return out
+
+
 pairs, best, pooled = [], {}, []
 for held in times:
     for src in times:
@@ -56,7 +76,9 @@ for held in times:
         if not e:
             continue
         pairs.append({"held_out": held, "source": src, "shapes": len(e),
-                      "median_ape_pct": 100 * statistics.median(e)})
+                      "median_ape_pct": 100 * statistics.median(e),
+                      "median_ape_pct_by_kernel_and_duration":
+                          100 * statistics.median(errors_by_kernel_and_duration(held, src))})
     # Best source among those covering most of the held-out GPU's shapes.
     cands = [p for p in pairs if p["held_out"] == held and p["shapes"] >= len(times[held]) / 2]
     if cands:
@@ -64,8 +86,9 @@ for held in times:
         best[held] = b["source"]
         pooled += errors(held, b["source"])
 for p in pairs:
-    print("%-28s <- %-28s %5d shapes  median APE %5.1f %%" % (
-        p["held_out"], p["source"], p["shapes"], p["median_ape_pct"]))
+    print("%-28s <- %-28s %5d shapes  median APE %5.1f %%, by kernel and duration %5.1f %%" % (
+        p["held_out"], p["source"], p["shapes"], p["median_ape_pct"],
+        p["median_ape_pct_by_kernel_and_duration"]))
 result = {"data": args.data, "pairs": pairs, "best_source": best,
           "pooled_best_source_rows": len(pooled),
           "pooled_best_source_median_ape_pct": 100 * statistics.median(pooled) if pooled else None}
