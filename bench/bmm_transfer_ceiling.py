@@ -43,23 +43,13 @@ if len(times) < 2:
     sys.exit("bmm_transfer_ceiling: %s: fewer than two GPUs' bmm timings" % args.data)
 
 
-def errors(held, src):
-    """APEs of `held`'s shapes priced from `src`'s at the true median ratio."""
-    common = [k for k in times[held] if k in times[src]]
-    if not common:
-        return []
-    ratio = [times[held][k] / times[src][k] for k in common]
-    scale = statistics.median(ratio)
-    return [abs(r / scale - 1) for r in ratio]
-
-
-def errors_by_kernel_and_duration(held, src):
-    """The same with one true ratio per (held's kernel, bin of src's time)."""
+def errors(held, src, group=lambda k: None):
+    """APEs of `held`'s shapes priced from `src`'s at the true median ratio
+    of each group of shapes (by default one group: one ratio)."""
     groups = {}
     for k in times[held]:
         if k in times[src]:
-            key = (kernels[held][k], math.floor(math.log2(times[src][k])))
-            groups.setdefault(key, []).append(times[held][k] / times[src][k])
+            groups.setdefault(group(k), []).append(times[held][k] / times[src][k])
     out = []
     for ratio in groups.values():
         scale = statistics.median(ratio)
@@ -69,22 +59,25 @@ def errors_by_kernel_and_duration(held, src):
 
 pairs, best, pooled = [], {}, []
 for held in times:
+    by_src = {}
     for src in times:
         if src == held:
             continue
         e = errors(held, src)
         if not e:
             continue
+        by_src[src] = e
+        by_kernel = errors(held, src, lambda k: (kernels[held][k],
+                                                 math.floor(math.log2(times[src][k]))))
         pairs.append({"held_out": held, "source": src, "shapes": len(e),
                       "median_ape_pct": 100 * statistics.median(e),
-                      "median_ape_pct_by_kernel_and_duration":
-                          100 * statistics.median(errors_by_kernel_and_duration(held, src))})
+                      "median_ape_pct_by_kernel_and_duration": 100 * statistics.median(by_kernel)})
     # Best source among those covering most of the held-out GPU's shapes.
     cands = [p for p in pairs if p["held_out"] == held and p["shapes"] >= len(times[held]) / 2]
     if cands:
         b = min(cands, key=lambda p: p["median_ape_pct"])
         best[held] = b["source"]
-        pooled += errors(held, b["source"])
+        pooled += by_src[b["source"]]
 for p in pairs:
     print("%-28s <- %-28s %5d shapes  median APE %5.1f %%, by kernel and duration %5.1f %%" % (
         p["held_out"], p["source"], p["shapes"], p["median_ape_pct"],

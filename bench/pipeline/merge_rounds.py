@@ -108,11 +108,11 @@ def merge(paths, docs, mode=None):
             c["policy"] for c in at
             if c is not best and c["measured_speedup_spread"][1] >= best["measured_speedup_spread"][0]]
         lead = {}
+        b = (best["policy"], pct)
         for c in at:
             if c is best:
                 continue
             k = (c["policy"], pct)
-            b = (best["policy"], pct)
             lead[c["policy"]] = [f[b]["measured_speedup"] - f[k]["measured_speedup"]
                                  for f in cells if k in f and b in f]
         out["paired_lead_of_best_%d" % pct] = lead
