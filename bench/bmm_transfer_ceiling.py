@@ -31,16 +31,32 @@ ap.add_argument("--data", default=os.path.join("..", "shared", "data", "perf",
 ap.add_argument("--out", default="bench/results/bmm_transfer_ceiling.json")
 args = ap.parse_args()
 
+def fail(msg):
+    print("bmm_transfer_ceiling: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
 times, kernels = {}, {}  # GPU -> {(B, M, N, K): ms}, {(B, M, N, K): kernel name}
 for path in sorted(glob.glob(os.path.join(args.data, "*.csv"))):
     gpu = os.path.basename(path)[:-len(".csv")]
-    with open(path) as f:
-        rows = list(csv.DictReader(f))
-    shape = lambda r: (int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"]))
-    times[gpu] = {shape(r): float(r["Latency"]) for r in rows}
-    kernels[gpu] = {shape(r): r["Kernel Name"] for r in rows}
+    times[gpu], kernels[gpu] = {}, {}
+    try:
+        with open(path, newline="") as f:
+            for line, r in enumerate(csv.DictReader(f), start=2):
+                try:
+                    shape = (int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"]))
+                    ms = float(r["Latency"])
+                    kernel = r["Kernel Name"]
+                except (KeyError, TypeError, ValueError) as e:
+                    fail("%s:%d: needs integer B, M, N, K, a Latency and a Kernel Name (%s)"
+                         % (path, line, e))
+                if not math.isfinite(ms) or ms <= 0:
+                    fail("%s:%d: Latency must be a positive number, got %r" % (path, line, r["Latency"]))
+                times[gpu][shape], kernels[gpu][shape] = ms, kernel
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        fail("%s: %s" % (path, e))
 if len(times) < 2:
-    sys.exit("bmm_transfer_ceiling: %s: fewer than two GPUs' bmm timings" % args.data)
+    fail("%s: fewer than two GPUs' bmm timings" % args.data)
 
 
 def errors(held, src, group=lambda k: None):
