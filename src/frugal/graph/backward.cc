@@ -167,8 +167,11 @@ std::vector<Op> RnnBackwardOps(const Op& op, const std::vector<int>& act_inputs,
   }
   const bool x_grad = !grad_inputs.empty() && grad_inputs[0] && !act_inputs.empty() &&
                       act_inputs[0] == 0;
+  // The op holding the recurrence runs its steps in order (SequentialSteps).
+  const std::vector<int64_t> steps = {r.seq};
   if (any_data) {
     data.flops = recurrence + (x_grad ? input_grad : 0);
+    data.attrs.ints[kSequentialStepsAttr] = steps;
     FinishBytes(data);
     ops.push_back(std::move(data));
   }
@@ -179,6 +182,11 @@ std::vector<Op> RnnBackwardOps(const Op& op, const std::vector<int>& act_inputs,
       if (t.role == TensorRole::kParameter) b.outputs.push_back(GradOf(t));
     }
     b.flops = weight_grad + (any_data ? 0 : recurrence);
+    if (any_data) {
+      b.attrs.ints.erase(kSequentialStepsAttr);
+    } else {
+      b.attrs.ints[kSequentialStepsAttr] = steps;
+    }
     FinishBytes(b);
     ops.push_back(std::move(b));
   }

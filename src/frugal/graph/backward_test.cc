@@ -52,6 +52,8 @@ TEST(Backward, LstmBackpropagatesThroughTime) {
   ops = MakeBackwardOps(l, {false}, 1);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_DOUBLE_EQ(ops[0].flops, dw + recurrence);
+  EXPECT_EQ(SequentialSteps(ops[0]), 5);  // it carries the recurrence
+  EXPECT_EQ(SequentialSteps(l), 5);
   // Saved: the input and the per-step gates and states (6H for an LSTM).
   std::vector<TensorInfo> saved = SavedForBackward(l);
   ASSERT_EQ(saved.size(), 2u);

@@ -256,6 +256,15 @@ Result<RnnShape> RnnShapeOf(const Op& op) {
   return r;
 }
 
+int64_t SequentialSteps(const Op& op) {
+  if (op.kind != OpKind::kRnn) return 0;
+  if (op.phase == Phase::kForward) {
+    Result<RnnShape> r = RnnShapeOf(op);
+    return r.ok() ? r->seq : 0;
+  }
+  return op.attrs.GetInt(kSequentialStepsAttr, 0);
+}
+
 Status ComputeForwardCost(Op& op) {
   if (op.kind == OpKind::kProfiled) return Status::Ok();
   if (!LaterInputsMayBeTrained(op.kind)) {

@@ -59,6 +59,13 @@ struct RnnShape {
 // InvalidArgument (naming the op) when the shapes are not an RNN's.
 Result<RnnShape> RnnShapeOf(const Op& op);
 
+// Time steps an op must run one after another: a recurrent op's forward and
+// the backward op that carries its recurrence (attribute
+// kSequentialStepsAttr, set by the backward builder) run a step's kernels
+// once per step, each waiting for the last. 0 for every other op.
+inline constexpr char kSequentialStepsAttr[] = "sequential_steps";
+int64_t SequentialSteps(const Op& op);
+
 }  // namespace frugal
 
 #endif  // FRUGAL_GRAPH_OP_COST_H_

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "frugal/base/file_io.h"
+#include "frugal/graph/op_cost.h"
 #include "frugal/perf/calibration.h"
 
 namespace frugal {
@@ -240,6 +241,14 @@ OpTimePrediction RooflineFallback(const Op& op, const GpuFeatures& gpu,
   p.time_ms = (op.flops > 0 || bytes > 0)
                   ? RooflineCoreMs(op.flops, bytes, gpu) + kLaunchOverheadMs
                   : 0;
+  // A recurrence launches a step's kernels (the recurrent GEMM and the fused
+  // cell) once per step, each after the last: at least two launches a step,
+  // however little work each holds.
+  const int64_t steps = SequentialSteps(op);
+  if (steps > 1 && p.time_ms > 0) {
+    p.time_ms += static_cast<double>(kRnnKernelsPerStep * steps - 1) * kLaunchOverheadMs;
+    p.basis += fmt::format(", {} sequential steps of {} kernels", steps, kRnnKernelsPerStep);
+  }
   return p;
 }
 

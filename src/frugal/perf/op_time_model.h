@@ -136,7 +136,10 @@ struct OpTimePrediction {
 
 // The roofline time of an op no measured op type covers: its own FLOPs and
 // bytes read + written on `gpu`, plus launch overhead (zero for an op with
-// neither). `basis` is QueryForOp's explanation; the result is a fallback.
+// neither). A recurrent op's sequential steps (graph's SequentialSteps) add
+// kRnnKernelsPerStep launches each. `basis` is QueryForOp's explanation; the
+// result is a fallback.
+inline constexpr int kRnnKernelsPerStep = 2;
 OpTimePrediction RooflineFallback(const Op& op, const GpuFeatures& gpu,
                                   const std::string& basis);
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "frugal/graph/backward.h"
+#include "frugal/graph/op_cost.h"
 #include "frugal/graph/test_graphs.h"
 #include "frugal/perf/test_catalog.h"
 
@@ -226,6 +228,31 @@ TEST(LoadOpTimeModel, RejectsOtherFiles) {
             StatusCode::kInvalidArgument);
   fs::remove(path);
   EXPECT_EQ(LoadOpTimeModel(path).status().code(), StatusCode::kNotFound);
+}
+
+TEST(PredictOp, RecurrenceLaunchesTwoKernelsPerStep) {
+  // nn.LSTM(10, 20) over 5 steps: its forward and the backward op carrying
+  // the recurrence wait for each step; the weight gradient is one GEMM.
+  auto m = Must(NewOpTimeModel("roofline"));
+  Op l = MakeOp("lstm", OpKind::kRnn,
+                {Act("x", {5, 3, 10}), Param("W", {1, 80, 10}), Param("R", {1, 80, 20}),
+                 Param("B", {1, 160})},
+                {Act("y", {5, 1, 3, 20})}, "LSTM");
+  ASSERT_TRUE(ComputeForwardCost(l).ok());
+  const GpuSpec gpu = CatalogGpu("T4");
+  const GpuFeatures f = *GpuFeaturesOf(gpu);
+  const double once = RooflineCoreMs(l.flops, static_cast<double>(l.bytes_read + l.bytes_written), f);
+  Result<OpTimePrediction> p = PredictOp(*m, l, gpu);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NEAR(p->time_ms, once + 2 * 5 * kLaunchOverheadMs, 1e-12);
+  EXPECT_NE(p->basis.find("5 sequential steps"), std::string::npos) << p->basis;
+  std::vector<Op> back = MakeBackwardOps(l, {true}, 1);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(SequentialSteps(back[0]), 5);  // data: through time
+  EXPECT_EQ(SequentialSteps(back[1]), 0);  // weights: one GEMM over all steps
+  p = PredictOp(*m, back[1], gpu);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->basis.find("sequential"), std::string::npos) << p->basis;
 }
 
 TEST(PredictOp, FallsBackToRooflineWithoutMeasurements) {

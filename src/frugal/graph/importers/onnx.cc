@@ -21,6 +21,7 @@
 #include "frugal/graph/importers/onnx_fold.h"
 #include "frugal/graph/importers/onnx_guards.h"
 #include "frugal/graph/importers/onnx_inputs.h"
+#include "frugal/graph/importers/onnx_rnn_weights.h"
 #include "frugal/graph/op_cost.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -193,6 +194,18 @@ class OnnxGraphBuilder {
         if (node.op_type() == "Constant") constant_outputs_.insert(out);
       }
     }
+    rnn_weights_ = FindRnnWeightViews(
+        *graph_,
+        [&](const std::string& n) {
+          auto it = inits_.find(n);
+          return it != inits_.end() && IsFloatElemType(it->second->data_type()) &&
+                 folded_.count(n) == 0;
+        },
+        [&](const std::string& n) {
+          return constant_outputs_.count(n) != 0 ||
+                 (inits_.count(n) != 0 &&
+                  (!IsFloatElemType(inits_.at(n)->data_type()) || folded_.count(n) != 0));
+        });
     std::set<std::string> used_names;
     for (int i = 0; i < graph_->node_size(); ++i) {
       FRUGAL_ASSIGN_OR_RETURN(Op op, MakeOp(i, &used_names));
@@ -435,9 +448,13 @@ class OnnxGraphBuilder {
 
   TensorRole InputRole(const onnx::NodeProto& node, int index) const {
     const std::string& name = node.input(index);
+    // A recurrent layer owns the weights torch reorders on their way to it.
+    const bool rnn_slot = IsRnnWeightSlot(node.op_type(), index);
+    if (rnn_slot && rnn_weights_.views.count(name) != 0) return TensorRole::kParameter;
     auto init = inits_.find(name);
     if (init != inits_.end()) {
-      if (!IsFloatElemType(init->second->data_type()) || folded_.count(name) != 0)
+      if (!IsFloatElemType(init->second->data_type()) || folded_.count(name) != 0 ||
+          (!rnn_slot && rnn_weights_.sources.count(name) != 0))
         return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
       if (node.op_type() == "BatchNormalization" &&
@@ -590,6 +607,7 @@ class OnnxGraphBuilder {
   std::set<std::string> constant_outputs_;
   std::set<std::string> fallback_outputs_;
   std::set<std::string> folded_;  // initializers holding folded values
+  RnnWeightViews rnn_weights_;
   std::set<std::string> read_;    // tensors some node or the graph outputs read
   std::unordered_map<std::string, int> producer_;
 };

@@ -65,5 +65,39 @@ TEST(OnnxCorpus, EveryFileImportsWithTheReferenceParametersAndFlops) {
   }
 }
 
+// torch.onnx reaches an LSTM's / GRU's W, R and B through Slice / Concat /
+// Unsqueeze of its initializers (training exports) or reads them directly
+// (eval exports): either way the recurrent op owns its weights, so training
+// derives its weight gradient and optimizer update.
+TEST(OnnxCorpus, RecurrentLayersOwnTheirWeights) {
+  nlohmann::json ref = Reference();
+  ASSERT_TRUE(ref.is_object());
+  int rnn_ops = 0;
+  for (const char* name : {"lstm_train_op11", "gru_bi_train_op15", "lstm_bi2_eval_op13_dynseq",
+                           "gru_eval_op17_dynseq"}) {
+    SCOPED_TRACE(name);
+    Result<OpGraph> g = ImportGraph(kCorpus + name + ".onnx", OptionsFor(ref[name]["flags"]));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    Result<OpGraph> t = BuildTrainingGraph(*g, TrainingOptions{});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    for (const Op& op : g->ops) {
+      if (op.kind != OpKind::kRnn) continue;
+      ++rnn_ops;
+      Result<RnnShape> r = RnnShapeOf(op);
+      ASSERT_TRUE(r.ok());
+      // W, R and (where given) B: the layer's own parameter count.
+      EXPECT_EQ(op.param_count, r->dirs * r->gates * r->hidden *
+                                    (r->input + r->hidden + (r->bias ? 2 : 0)))
+          << op.name;
+      int grads = 0;
+      for (const Op& b : t->ops) {
+        grads += b.name == op.name + ".grad_weight" && b.grad == GradRole::kWeight;
+      }
+      EXPECT_EQ(grads, 1) << op.name;
+    }
+  }
+  EXPECT_GE(rnn_ops, 6);
+}
+
 }  // namespace
 }  // namespace frugal
