@@ -22,7 +22,7 @@ is 20 single-frame forwards and backwards (the exported graph is one frame).
     /usr/bin/python3 bench/share_interference_ceer.py [BUILD_DIR] [--out FILE]
 
 Writes bench/results/share_interference_ceer.json. Needs ../shared/data (the
-Gavel file) and numpy; no GPU.
+Gavel file); no GPU.
 """
 
 import argparse
@@ -32,7 +32,7 @@ import re
 import subprocess
 import sys
 
-import numpy as np
+import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
@@ -74,8 +74,45 @@ def price(frugal, family, batch, gpu):
             "fallback_ops": p["fallback_ops"]}
 
 
+def is_tput(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+
+
+def read_gavel(path):
+    """The Gavel file, checked: every GPU key, solo and pair throughput."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: %s" % (path, e))
+    if not isinstance(data, dict):
+        fail("%s: not a JSON object" % path)
+    for key in GPUS:
+        jobs = data.get(key)
+        if not isinstance(jobs, dict):
+            fail("%s: no \"%s\" object" % (path, key))
+        for name, v in jobs.items():
+            m = KEY.match(name)
+            if not m:
+                fail("%s: %s: key \"%s\" is not ('Name', scale)" % (path, key, name))
+            if m.group(2) == "1" and m.group(1).split(" (")[0] not in FAMILIES:
+                fail("%s: %s: %s: no bundled graph for this family" % (path, key, name))
+            if not isinstance(v, dict) or not is_tput(v.get("null")):
+                fail("%s: %s: %s: no solo (\"null\") throughput >= 0" % (path, key, name))
+            for other, t in v.items():
+                if other != "null" and not (isinstance(t, list) and len(t) == 2 and
+                                            all(is_tput(x) for x in t)):
+                    fail("%s: %s: %s next to %s: expected two throughputs >= 0"
+                         % (path, key, name, other))
+    return data
+
+
 def corr(x, y):
-    return float(np.corrcoef(x, y)[0, 1])
+    return statistics.correlation(x, y)
+
+
+def mean_abs(xs):
+    return sum(abs(v) for v in xs) / len(xs)
 
 
 def main():
@@ -83,17 +120,14 @@ def main():
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                   "share_interference_ceer.json"))
+    ap.add_argument("--gavel", default=GAVEL, help="Gavel's simulation_throughputs.json")
     args = ap.parse_args()
+    data = read_gavel(args.gavel)
     frugal = os.path.join(args.build, "tools", "frugal", "frugal")
     if not os.access(frugal, os.X_OK):
         fail("%s: not an executable (build first)" % frugal)
-    try:
-        with open(GAVEL) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        fail("%s: %s" % (GAVEL, e))
 
-    out = {"command": "bench/share_interference_ceer.py", "gavel": GAVEL, "jobs": [],
+    out = {"command": "bench/share_interference_ceer.py", "gavel": args.gavel, "jobs": [],
            "results": []}
     for key, gpu in GPUS.items():
         jobs = {}
@@ -132,24 +166,25 @@ def main():
                 s, o = jobs[name], jobs[other]
                 rows.append((min(s["busy"], 1.0), min(o["busy"], 1.0), s["compute_share"],
                              o["compute_share"], a / v["null"], s["family"]))
-        x = np.array([r[:5] for r in rows])
-        y = x[:, 4]
-        slice_pred = 1.0 / (1.0 + x[:, 0] * x[:, 1])
+        col = [[r[k] for r in rows] for k in range(5)]
+        y = col[4]
+        slice_pred = [1.0 / (1.0 + a * b) for a, b in zip(col[0], col[1])]
+        y_mean = statistics.fmean(y)
         fam_y = {}
         for r in rows:
             fam_y.setdefault(r[5], []).append(r[4])
         res = {"gpu": key, "samples": len(rows),
-               "corr_busy_self": round(corr(x[:, 0], y), 3),
-               "corr_busy_other": round(corr(x[:, 1], y), 3),
-               "corr_compute_share_self": round(corr(x[:, 2], y), 3),
-               "corr_compute_share_other": round(corr(x[:, 3], y), 3),
+               "corr_busy_self": round(corr(col[0], y), 3),
+               "corr_busy_other": round(corr(col[1], y), 3),
+               "corr_compute_share_self": round(corr(col[2], y), 3),
+               "corr_compute_share_other": round(corr(col[3], y), 3),
                "corr_time_slice_prediction": round(corr(slice_pred, y), 3),
-               "time_slice_prediction_mae": round(float(np.mean(np.abs(slice_pred - y))), 4),
-               "label_mean_abs_deviation": round(float(np.mean(np.abs(y - y.mean()))), 4),
-               "family_mean_norm_tput": {f: round(float(np.mean(v)), 3)
+               "time_slice_prediction_mae": round(mean_abs([p - t for p, t in zip(slice_pred, y)]), 4),
+               "label_mean_abs_deviation": round(mean_abs([t - y_mean for t in y]), 4),
+               "family_mean_norm_tput": {f: round(statistics.fmean(v), 3)
                                          for f, v in sorted(fam_y.items())},
-               "family_mean_busy": {f: round(float(np.mean([j["busy"] for j in jobs.values()
-                                                            if j["family"] == f])), 3)
+               "family_mean_busy": {f: round(statistics.fmean([j["busy"] for j in jobs.values()
+                                                               if j["family"] == f]), 3)
                                     for f in sorted(fam_y)}}
         out["results"].append(res)
         print(json.dumps({k: v for k, v in res.items() if not isinstance(v, dict)}), flush=True)
