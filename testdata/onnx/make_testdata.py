@@ -30,6 +30,10 @@ zero_stride.onnx  a MaxPool with a zero stride (inference divides by it).
 scan_no_attributes.onnx  a Scan without its required body and num_scan_inputs
                 (inference reads num_scan_inputs without checking it is there).
 float_axis.onnx  a Flatten whose axis is a FLOAT (its schema's type is INT).
+tied_linear.onnx  ids [batch, 5] -> Gather(emb [100, 16]) -> MatMul with
+                Transpose(lin.weight [16, 16]) -> MatMul with Transpose(emb):
+                nn.Linear on a 3-D input and a tied output layer as a
+                training-mode export without constant folding writes them.
 """
 
 import os
@@ -297,6 +301,22 @@ def bad_attributes():
     save(graph, "float_axis.onnx")
 
 
+def tied_linear():
+    nodes = [
+        helper.make_node("Gather", ["emb.weight", "ids"], ["tok"], name="embed"),
+        helper.make_node("Transpose", ["lin.weight"], ["lin_t"], name="lin_t", perm=[1, 0]),
+        helper.make_node("MatMul", ["tok", "lin_t"], ["h"], name="lin"),
+        helper.make_node("Transpose", ["emb.weight"], ["emb_t"], name="emb_t", perm=[1, 0]),
+        helper.make_node("MatMul", ["h", "emb_t"], ["logits"], name="head"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tied_linear",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", 5])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, None)],
+        initializer=[stripped("emb.weight", [100, 16]), stripped("lin.weight", [16, 16])])
+    save(graph, "tied_linear.onnx")
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
@@ -308,3 +328,4 @@ if __name__ == "__main__":
     sequence()
     bad_convs()
     bad_attributes()
+    tied_linear()

@@ -21,7 +21,7 @@
 #include "frugal/graph/importers/onnx_fold.h"
 #include "frugal/graph/importers/onnx_guards.h"
 #include "frugal/graph/importers/onnx_inputs.h"
-#include "frugal/graph/importers/onnx_rnn_weights.h"
+#include "frugal/graph/importers/onnx_weight_views.h"
 #include "frugal/graph/op_cost.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -194,7 +194,7 @@ class OnnxGraphBuilder {
         if (node.op_type() == "Constant") constant_outputs_.insert(out);
       }
     }
-    rnn_weights_ = FindRnnWeightViews(
+    views_ = FindWeightViews(
         *graph_,
         [&](const std::string& n) {
           auto it = inits_.find(n);
@@ -448,13 +448,14 @@ class OnnxGraphBuilder {
 
   TensorRole InputRole(const onnx::NodeProto& node, int index) const {
     const std::string& name = node.input(index);
-    // A recurrent layer owns the weights torch reorders on their way to it.
-    const bool rnn_slot = IsRnnWeightSlot(node.op_type(), index);
-    if (rnn_slot && rnn_weights_.views.count(name) != 0) return TensorRole::kParameter;
+    // A layer owns the weights torch transposes or reorders on their way to
+    // it; the layout ops between own none.
+    if (IsWeightSlot(node.op_type(), index) && views_.at_slots.count(name) != 0)
+      return TensorRole::kParameter;
     auto init = inits_.find(name);
     if (init != inits_.end()) {
       if (!IsFloatElemType(init->second->data_type()) || folded_.count(name) != 0 ||
-          (!rnn_slot && rnn_weights_.sources.count(name) != 0))
+          InWeightChain(node))
         return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
       if (node.op_type() == "BatchNormalization" &&
@@ -465,6 +466,13 @@ class OnnxGraphBuilder {
     }
     if (constant_outputs_.count(name) != 0) return TensorRole::kConstant;
     return TensorRole::kActivation;
+  }
+
+  bool InWeightChain(const onnx::NodeProto& node) const {
+    for (const auto& out : node.output()) {
+      if (views_.chain.count(out) != 0) return true;
+    }
+    return false;
   }
 
   static void CopyAttributes(const onnx::NodeProto& node, Attributes* attrs) {
@@ -528,8 +536,14 @@ class OnnxGraphBuilder {
       if (node.input(i).empty()) continue;  // omitted optional input
       FRUGAL_ASSIGN_OR_RETURN(
           TensorInfo t, MakeTensor(node.input(i), where, InputRole(node, i)));
+      if (t.role == TensorRole::kParameter) {
+        if (auto tied = views_.tied_view_of.find(t.name); tied != views_.tied_view_of.end())
+          t.name = tied->second;
+      }
       op.inputs.push_back(std::move(t));
     }
+    // PyTorch reads such weights in place: the layout ops launch nothing.
+    if (InWeightChain(node)) op.attrs.ints["view"] = {1};
     const bool may_fall_back = MayFallBack(node, op.kind);
     const bool is_batch_norm = node.op_type() == "BatchNormalization";
     for (int i = 0; i < node.output_size(); ++i) {
@@ -607,7 +621,7 @@ class OnnxGraphBuilder {
   std::set<std::string> constant_outputs_;
   std::set<std::string> fallback_outputs_;
   std::set<std::string> folded_;  // initializers holding folded values
-  RnnWeightViews rnn_weights_;
+  WeightViews views_;  // weights reaching their slot through layout ops
   std::set<std::string> read_;    // tensors some node or the graph outputs read
   std::unordered_map<std::string, int> producer_;
 };

@@ -10,33 +10,13 @@
 #include <vector>
 
 #include "frugal/graph/importers/onnx_values.h"
+#include "frugal/graph/importers/onnx_weight_views.h"
 
 namespace frugal::importers {
 namespace {
 
 using Consumers =
     std::unordered_map<std::string, std::vector<std::pair<const onnx::NodeProto*, int>>>;
-
-// Input slots that hold a layer's weights.
-bool IsWeightSlot(const std::string& op, int slot) {
-  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" ||
-      op == "InstanceNormalization" || op == "LayerNormalization" ||
-      op == "GroupNormalization") {
-    return slot == 1 || slot == 2;
-  }
-  if (op == "MatMul" || op == "PRelu") return slot == 1;
-  if (op == "BatchNormalization") return slot >= 1 && slot <= 4;
-  if (op == "LSTM" || op == "GRU" || op == "RNN") return slot >= 1 && slot <= 3;
-  if (op == "Gather") return slot == 0;
-  return false;
-}
-
-// Ops a weight may pass through on its way to its slot (export_params=False
-// transposes Linear weights before MatMul).
-bool IsLayoutOp(const std::string& op) {
-  return op == "Transpose" || op == "Identity" || op == "Cast" ||
-         op == "Unsqueeze" || op == "Squeeze" || op == "Reshape";
-}
 
 bool ReachesWeightSlot(const std::string& name, const Consumers& consumers) {
   std::deque<std::string> todo{name};

@@ -9,6 +9,7 @@
 #include "frugal/graph/importer.h"
 #include "frugal/graph/op_cost.h"
 #include "frugal/graph/test_graphs.h"
+#include "frugal/graph/training.h"
 
 namespace frugal {
 namespace {
@@ -278,6 +279,39 @@ TEST(OnnxImporter, WeightInputsAreParametersAndKeepTheirDims) {
   EXPECT_EQ(g->ops[0].inputs[1].role, TensorRole::kParameter);
   EXPECT_EQ(g->ops.back().outputs[0].shape, (std::vector<int64_t>{4, 10}));
   EXPECT_DOUBLE_EQ(g->ops[0].flops, (2.0 * 27 + 1) * 4 * 4 * 8 * 8);
+}
+
+// nn.Linear on a 3-D input is MatMul(x, Transpose(W)) in a training-mode
+// export: the MatMul is a linear layer owning W, the Transpose a view that
+// launches nothing; the tied output layer reads the embedding table under its
+// own name, so the table is counted once.
+TEST(OnnxImporter, WeightsThroughTransposeBelongToTheirLayer) {
+  Result<OpGraph> g = Import("testdata/onnx/tied_linear.onnx", 2);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(TotalParameters(*g), 100 * 16 + 16 * 16);
+  const Op* lin = FindOp(*g, "lin");
+  const Op* head = FindOp(*g, "head");
+  const Op* lin_t = FindOp(*g, "lin_t");
+  ASSERT_TRUE(lin && head && lin_t);
+  EXPECT_EQ(lin->kind, OpKind::kMatMul);
+  EXPECT_EQ(lin->param_count, 16 * 16);
+  EXPECT_EQ(lin->inputs[1].role, TensorRole::kParameter);
+  EXPECT_EQ(head->kind, OpKind::kMatMul);
+  EXPECT_EQ(head->inputs[1].name, "emb.weight");
+  EXPECT_EQ(head->param_count, 0);  // the embedding (first in order) owns it
+  EXPECT_EQ(FindOp(*g, "embed")->param_count, 100 * 16);
+  EXPECT_EQ(lin_t->param_count, 0);
+  EXPECT_EQ(lin_t->attrs.GetInt("view", 0), 1);
+  EXPECT_DOUBLE_EQ(head->flops, 2.0 * 2 * 5 * 16 * 100);
+  // The untied layer keeps its edge from the view.
+  bool edge = false;
+  for (const Edge& e : g->edges) edge = edge || (g->ops[e.src].name == "lin_t" && g->ops[e.dst].name == "lin");
+  EXPECT_TRUE(edge);
+  Result<OpGraph> t = BuildTrainingGraph(*g, TrainingOptions{});
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  int weight_grads = 0;
+  for (const Op& op : t->ops) weight_grads += op.grad == GradRole::kWeight;
+  EXPECT_EQ(weight_grads, 3);  // lin, head (tied) and the embedding
 }
 
 TEST(OnnxImporter, UnreadOutputsMayLackTypes) {
