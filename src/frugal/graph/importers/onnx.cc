@@ -172,6 +172,7 @@ class OnnxGraphBuilder {
     FRUGAL_RETURN_IF_ERROR(GuardShapeInference(graph_, DefaultOpset(), path_));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/false));
+    RemoveDeadNodes(graph_);
     for (const auto& node : graph_->node()) {
       for (const auto& in : node.input()) read_.insert(in);
     }
@@ -537,8 +538,10 @@ class OnnxGraphBuilder {
       FRUGAL_ASSIGN_OR_RETURN(
           TensorInfo t, MakeTensor(node.input(i), where, InputRole(node, i)));
       if (t.role == TensorRole::kParameter) {
-        if (auto tied = views_.tied_view_of.find(t.name); tied != views_.tied_view_of.end())
+        if (auto tied = views_.tied_view_of.find(t.name); tied != views_.tied_view_of.end()) {
+          tied_reads_[index].push_back({tied->first, t.Bytes()});  // keeps the view's edge
           t.name = tied->second;
+        }
       }
       op.inputs.push_back(std::move(t));
     }
@@ -602,6 +605,13 @@ class OnnxGraphBuilder {
     std::set<std::pair<int, std::string>> seen;
     for (int v = 0; v < g->num_ops(); ++v) {
       seen.clear();
+      if (auto tied = tied_reads_.find(v); tied != tied_reads_.end()) {
+        for (const auto& [view, bytes] : tied->second) {
+          auto it = producer_.find(view);
+          if (it != producer_.end() && seen.emplace(it->second, view).second)
+            g->AddEdge(it->second, v, bytes, view);
+        }
+      }
       for (const TensorInfo& t : g->ops[v].inputs) {
         auto it = producer_.find(t.name);
         if (it == producer_.end() || !seen.emplace(it->second, t.name).second)
@@ -622,6 +632,8 @@ class OnnxGraphBuilder {
   std::set<std::string> fallback_outputs_;
   std::set<std::string> folded_;  // initializers holding folded values
   WeightViews views_;  // weights reaching their slot through layout ops
+  // Per op, the tied views it reads under their weight's name, and bytes.
+  std::map<int, std::vector<std::pair<std::string, int64_t>>> tied_reads_;
   std::set<std::string> read_;    // tensors some node or the graph outputs read
   std::unordered_map<std::string, int> producer_;
 };

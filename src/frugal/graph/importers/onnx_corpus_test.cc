@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,36 @@ TEST(OnnxCorpus, EveryFileImportsWithTheReferenceParametersAndFlops) {
     EXPECT_NEAR(ComputeFlops(*g), want, 0.10 * want);
     Result<OpGraph> t = BuildTrainingGraph(*g, TrainingOptions{});
     EXPECT_TRUE(t.ok()) << t.status().ToString();
+  }
+}
+
+int Components(const OpGraph& g) {
+  std::vector<int> parent(g.ops.size());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const Edge& e : g.edges) parent[find(e.src)] = find(e.dst);
+  int n = 0;
+  for (size_t i = 0; i < parent.size(); ++i) n += find(static_cast<int>(i)) == static_cast<int>(i);
+  return n;
+}
+
+// Trace-time shape arithmetic that folding has replaced leaves no op behind,
+// and layout views of weights keep their edges: every step is one connected
+// graph, which placement (Pesto) requires.
+TEST(OnnxCorpus, EveryStepIsOneConnectedGraph) {
+  nlohmann::json ref = Reference();
+  ASSERT_TRUE(ref.is_object());
+  for (const auto& [name, r] : ref.items()) {
+    SCOPED_TRACE(name);
+    Result<OpGraph> g = ImportGraph(kCorpus + name + ".onnx", OptionsFor(r["flags"]));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    EXPECT_EQ(Components(*g), 1);
+    Result<OpGraph> t = BuildTrainingGraph(*g, TrainingOptions{});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(Components(*t), 1);
   }
 }
 

@@ -95,4 +95,40 @@ int WriteBackValues(const ValueMap& values, onnx::GraphProto* graph,
   return rewired;
 }
 
+int RemoveDeadNodes(onnx::GraphProto* graph) {
+  if (graph->output_size() == 0) return 0;
+  std::set<std::string> live;
+  for (const auto& out : graph->output()) live.insert(out.name());
+  std::vector<bool> keep(graph->node_size(), false);
+  // Nodes come sorted, so one backward sweep sees every reader before its
+  // producer; repeat for files that are not (Validate reports their cycles).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = graph->node_size() - 1; i >= 0; --i) {
+      if (keep[i]) continue;
+      const auto& node = graph->node(i);
+      for (const auto& out : node.output()) {
+        if (!out.empty() && live.count(out) != 0) {
+          keep[i] = true;
+          break;
+        }
+      }
+      if (!keep[i]) continue;
+      changed = true;
+      for (const auto& in : node.input()) live.insert(in);
+    }
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  int removed = 0;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    if (keep[i]) {
+      *kept.Add() = std::move(*graph->mutable_node(i));
+    } else {
+      ++removed;
+    }
+  }
+  graph->mutable_node()->Swap(&kept);
+  return removed;
+}
+
 }  // namespace frugal::importers

@@ -32,6 +32,14 @@ ValueMap PropagateValues(const onnx::GraphProto& graph, int opset,
 int WriteBackValues(const ValueMap& values, onnx::GraphProto* graph,
                     std::set<std::string>* folded);
 
+// Removes the nodes no graph output depends on, returns how many: once
+// WriteBackValues has rewired the consumers of folded values (trace-time
+// shape arithmetic: Shape -> Gather -> Unsqueeze -> Concat -> Reshape's
+// target), the nodes that computed them are dead code PyTorch never runs
+// on the GPU; kept, they would be ops with no edges to the model. A graph
+// that declares no outputs is left as it is.
+int RemoveDeadNodes(onnx::GraphProto* graph);
+
 }  // namespace frugal::importers
 
 #endif  // FRUGAL_GRAPH_IMPORTERS_ONNX_FOLD_H_
