@@ -68,6 +68,7 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
                              "paths (no op owns a parameter under one); use --granularity op");
     }
     const auto in_edges = graph.InEdges();
+    const auto out_edges = graph.OutEdges();
     FRUGAL_ASSIGN_OR_RETURN(std::vector<int> order, graph.TopologicalOrder());
     std::vector<int> pos(n);
     for (int k = 0; k < n; ++k) pos[order[k]] = k;
@@ -83,7 +84,11 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
         auto [it, added] = first_of_param.emplace(t.name, i);
         if (!added) join(i, it->second);
       }
-      if (OwnsParameters(op)) {
+      if (OwnsParameters(op) ||
+          (!module_of[i].empty() && modules.param_modules.count(module_of[i]) != 0)) {
+        // A module that owns parameters runs on one GPU, its parameter-free
+        // ops too (nn.MultiheadAttention's input transpose, a decomposed
+        // LayerNorm's mean): a device map places the whole module.
         auto [it, added] = first_of_module.emplace(module_of[i], i);
         if (!added) join(i, it->second);
       } else if (!in_edges[i].empty()) {
@@ -95,6 +100,10 @@ Result<Colocation> Colocate(const OpGraph& graph, Granularity g) {
           if (pos[graph.edges[e].src] > pos[last]) last = graph.edges[e].src;
         }
         join(i, last);
+      } else if (!out_edges[i].empty()) {
+        // No input from another op (a Constant, a view of a weight): it runs
+        // with the op it feeds.
+        join(i, graph.edges[out_edges[i].front()].dst);
       }
       if (g == Granularity::kLayer) {
         const std::string block = BlockKey(module_of[i]);

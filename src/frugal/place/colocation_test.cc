@@ -40,6 +40,32 @@ struct Slice {
   }
 };
 
+// A torch export of nn.MultiheadAttention (batch_first) starts with a
+// parameter-free transpose of its input inside the module: it goes with the
+// module, not with the op that made its input, so a device map can place
+// the module whole. An op fed by no other op (a Constant) goes with the op
+// it feeds.
+TEST(Colocate, ModuleGranularityKeepsAParameterModuleWhole) {
+  OpGraph g;
+  g.source_format = "onnx";
+  const int prev = AddOp(g, "/prev/Gemm", "prev.weight");
+  const int t = AddOp(g, "/attn/Transpose");
+  const int mm = AddOp(g, "/attn/MatMul", "attn.in_proj_weight");
+  const int k = AddOp(g, "/Constant");
+  const int out = AddOp(g, "/out/Gemm", "out.weight");
+  g.AddEdge(prev, t, 16);
+  g.AddEdge(t, mm, 16);
+  g.AddEdge(k, mm, 16);
+  g.AddEdge(mm, out, 16);
+  Result<Colocation> c = Colocate(g, Granularity::kModule);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_NE(c->color[mm], -1);
+  EXPECT_EQ(c->color[t], c->color[mm]);
+  EXPECT_EQ(c->color[k], c->color[mm]);
+  EXPECT_NE(c->color[prev], c->color[mm]);
+  EXPECT_NE(c->color[out], c->color[mm]);
+}
+
 TEST(Colocate, OpGranularityKeepsOnlyTheGraphsClasses) {
   Slice s;
   s.g.ops[s.ln].color_class = 7;
