@@ -40,7 +40,6 @@ initializer data stripped (tools/export_onnx.py). Not run in CI: the outputs
 are committed.
 """
 
-import argparse
 import os
 import sys
 import warnings
@@ -52,7 +51,7 @@ import torch.nn.functional as F
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_onnx import count_parameters, strip_weights  # noqa: E402
+from export_onnx import count_parameters, run_cli, strip_weights  # noqa: E402
 
 OPSET = 14
 warnings.filterwarnings("ignore", message=".*Removing mutation from node aten::add_.*")
@@ -256,16 +255,8 @@ def export(name, out_dir):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out",
-                        default=os.path.normpath(os.path.join(here, "..", "models", "share",
-                                                              "gavel")))
-    parser.add_argument("--only", nargs="*", choices=sorted(MODELS), default=None)
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    for name in args.only or MODELS:
-        export(name, args.out)
-    return 0
+    default = os.path.normpath(os.path.join(here, "..", "models", "share", "gavel"))
+    return run_cli(__doc__, default, MODELS, export)
 
 
 if __name__ == "__main__":

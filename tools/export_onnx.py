@@ -108,16 +108,21 @@ def export(name, out_dir):
           % (name, params, stripped, size, path))
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "models")))
-    parser.add_argument("--only", nargs="*", choices=sorted(MODELS), default=None)
+def run_cli(doc, default_out, models, export_one):
+    """`--out DIR` (default `default_out`) and `--only NAME ...` over `models`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", default=default_out)
+    parser.add_argument("--only", nargs="*", choices=sorted(models), default=None)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for name in args.only or MODELS:
-        export(name, args.out)
+    for name in args.only or models:
+        export_one(name, args.out)
     return 0
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return run_cli(__doc__, os.path.normpath(os.path.join(here, "..", "models")), MODELS, export)
 
 
 if __name__ == "__main__":
