@@ -44,14 +44,13 @@ import os
 import sys
 import warnings
 
-import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_onnx import count_parameters, run_cli, strip_weights  # noqa: E402
+from export_onnx import count_parameters, export_stripped, run_cli  # noqa: E402
 
 OPSET = 14
 warnings.filterwarnings("ignore", message=".*Removing mutation from node aten::add_.*")
@@ -231,24 +230,12 @@ def export(name, out_dir):
     model = ctor()
     model.train()
     path = os.path.join(out_dir, name + ".onnx")
-    torch.onnx.export(
-        model,
-        inputs(),
-        path,
-        input_names=names,
-        dynamic_axes={n: {d: "batch"} for n, d in zip(names, batch_dims)},
-        opset_version=OPSET,
-        training=torch.onnx.TrainingMode.TRAINING,
-        do_constant_folding=False,
-    )
-    proto = onnx.load(path)
-    stripped = strip_weights(proto)
-    proto.doc_string = (
+    export_stripped(
+        model, inputs(), path, names, {n: {d: "batch"} for n, d in zip(names, batch_dims)}, OPSET,
         "Gavel workload %s (%s), written from Gavel's workload scripts; random init, "
         "training-mode export (opset %d, torch %s), floating-point initializer data "
         "stripped by tools/export_gavel_models.py; %d trainable parameters"
         % (family, name, OPSET, torch.__version__, count_parameters(model)))
-    onnx.save(proto, path)
     print("%-15s %-15s %11d params %7d bytes  %s"
           % (name, family, count_parameters(model), os.path.getsize(path), path))
 

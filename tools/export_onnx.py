@@ -77,32 +77,41 @@ def strip_weights(model_proto):
     return stripped
 
 
-def export(name, out_dir):
-    ctor, side = MODELS[name]
-    torch.manual_seed(0)
-    model = ctor()
-    params = count_parameters(model)
-    dummy = torch.zeros(1, 3, side, side)
-    path = os.path.join(out_dir, name + ".onnx")
+def export_stripped(model, inputs, path, input_names, dynamic_axes, opset, doc,
+                    output_names=None):
+    """Training-mode export without constant folding, float weights stripped,
+    `doc` as the model's doc string. Returns how many initializers lost data."""
     torch.onnx.export(
         model,
-        dummy,
+        inputs,
         path,
-        input_names=["input"],
-        output_names=["logits"],
-        dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
-        opset_version=OPSET,
+        input_names=input_names,
+        output_names=output_names,
+        dynamic_axes=dynamic_axes,
+        opset_version=opset,
         training=torch.onnx.TrainingMode.TRAINING,
         do_constant_folding=False,
     )
     proto = onnx.load(path)
     stripped = strip_weights(proto)
-    proto.doc_string = (
+    proto.doc_string = doc
+    onnx.save(proto, path)
+    return stripped
+
+
+def export(name, out_dir):
+    ctor, side = MODELS[name]
+    torch.manual_seed(0)
+    model = ctor()
+    params = count_parameters(model)
+    path = os.path.join(out_dir, name + ".onnx")
+    stripped = export_stripped(
+        model, torch.zeros(1, 3, side, side), path, ["input"],
+        {"input": {0: "batch"}, "logits": {0: "batch"}}, OPSET,
         "torchvision %s %s, random init, training-mode export (opset %d), "
         "floating-point initializer data stripped by tools/export_onnx.py; "
-        "%d trainable parameters" % (torchvision.__version__, name, OPSET, params)
-    )
-    onnx.save(proto, path)
+        "%d trainable parameters" % (torchvision.__version__, name, OPSET, params),
+        output_names=["logits"])
     size = os.path.getsize(path)
     print("%-13s %12d params  %4d initializers stripped  %8d bytes  %s"
           % (name, params, stripped, size, path))
