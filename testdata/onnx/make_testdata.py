@@ -34,6 +34,8 @@ tied_linear.onnx  ids [batch, 5] -> Gather(emb [100, 16]) -> MatMul with
                 Transpose(lin.weight [16, 16]) -> MatMul with Transpose(emb):
                 nn.Linear on a 3-D input and a tied output layer as a
                 training-mode export without constant folding writes them.
+dead_graph.onnx  its output is its input: the one node (a Relu) is dead.
+unproduced_output.onnx  a graph output nothing produces.
 """
 
 import os
@@ -317,6 +319,14 @@ def tied_linear():
     save(graph, "tied_linear.onnx")
 
 
+def dead_graphs():
+    relu = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    save(helper.make_graph(relu, "dead_graph", [x], [x]), "dead_graph.onnx")
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 4])
+    save(helper.make_graph(relu, "unproduced_output", [x], [z]), "unproduced_output.onnx")
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
@@ -329,3 +339,4 @@ if __name__ == "__main__":
     bad_convs()
     bad_attributes()
     tied_linear()
+    dead_graphs()

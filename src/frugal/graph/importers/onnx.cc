@@ -172,7 +172,11 @@ class OnnxGraphBuilder {
     FRUGAL_RETURN_IF_ERROR(GuardShapeInference(graph_, DefaultOpset(), path_));
     FRUGAL_RETURN_IF_ERROR(InferWithFallbacks());
     FRUGAL_RETURN_IF_ERROR(RejectControlFlow(/*sequences_only=*/false));
+    FRUGAL_RETURN_IF_ERROR(CheckOutputsProduced());
     RemoveDeadNodes(graph_);
+    if (graph_->node_size() == 0) {
+      return InvalidArgument(path_ + ": no node computes the graph's outputs (nothing to price)");
+    }
     for (const auto& node : graph_->node()) {
       for (const auto& in : node.input()) read_.insert(in);
     }
@@ -467,6 +471,22 @@ class OnnxGraphBuilder {
     }
     if (constant_outputs_.count(name) != 0) return TensorRole::kConstant;
     return TensorRole::kActivation;
+  }
+
+  // Every graph output must come from somewhere: a node, an input or an
+  // initializer (otherwise dead-node removal would keep nothing for it).
+  Status CheckOutputsProduced() const {
+    std::set<std::string> made;
+    for (const auto& v : graph_->input()) made.insert(v.name());
+    for (const auto& init : graph_->initializer()) made.insert(init.name());
+    for (const auto& node : graph_->node()) made.insert(node.output().begin(), node.output().end());
+    for (const auto& out : graph_->output()) {
+      if (made.count(out.name()) == 0) {
+        return InvalidArgument(path_ + ": graph output '" + out.name() +
+                               "' is produced by no node, input or initializer");
+      }
+    }
+    return Status::Ok();
   }
 
   bool InWeightChain(const onnx::NodeProto& node) const {

@@ -314,6 +314,19 @@ TEST(OnnxImporter, WeightsThroughTransposeBelongToTheirLayer) {
   EXPECT_EQ(weight_grads, 3);  // lin, head (tied) and the embedding
 }
 
+TEST(OnnxImporter, NothingToPriceAndUnproducedOutputsAreOneError) {
+  Result<OpGraph> g = Import("testdata/onnx/dead_graph.onnx", 2);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("dead_graph.onnx: no node computes the graph's outputs"),
+            std::string::npos)
+      << g.status().message();
+  g = Import("testdata/onnx/unproduced_output.onnx", 2);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("unproduced_output.onnx: graph output 'z' is produced by no"),
+            std::string::npos)
+      << g.status().message();
+}
+
 TEST(OnnxImporter, UnreadOutputsMayLackTypes) {
   Result<OpGraph> g = Import("testdata/onnx/bn_untyped_outputs.onnx", 2);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
