@@ -200,16 +200,9 @@ class OnnxGraphBuilder {
       }
     }
     views_ = FindWeightViews(
-        *graph_,
+        *graph_, [&](const std::string& n) { return inits_.count(n) != 0 && !IsConstantInit(n); },
         [&](const std::string& n) {
-          auto it = inits_.find(n);
-          return it != inits_.end() && IsFloatElemType(it->second->data_type()) &&
-                 folded_.count(n) == 0;
-        },
-        [&](const std::string& n) {
-          return constant_outputs_.count(n) != 0 ||
-                 (inits_.count(n) != 0 &&
-                  (!IsFloatElemType(inits_.at(n)->data_type()) || folded_.count(n) != 0));
+          return constant_outputs_.count(n) != 0 || (inits_.count(n) != 0 && IsConstantInit(n));
         });
     std::set<std::string> used_names;
     for (int i = 0; i < graph_->node_size(); ++i) {
@@ -457,11 +450,8 @@ class OnnxGraphBuilder {
     // it; the layout ops between own none.
     if (IsWeightSlot(node.op_type(), index) && views_.at_slots.count(name) != 0)
       return TensorRole::kParameter;
-    auto init = inits_.find(name);
-    if (init != inits_.end()) {
-      if (!IsFloatElemType(init->second->data_type()) || folded_.count(name) != 0 ||
-          InWeightChain(node))
-        return TensorRole::kConstant;
+    if (inits_.count(name) != 0) {
+      if (IsConstantInit(name) || InWeightChain(node)) return TensorRole::kConstant;
       // Running mean and variance: updated by the op, not by the optimizer.
       if (node.op_type() == "BatchNormalization" &&
           (index == 3 || index == 4)) {
@@ -487,6 +477,12 @@ class OnnxGraphBuilder {
       }
     }
     return Status::Ok();
+  }
+
+  // An initializer that is never a weight: integer, or a folded value.
+  // REQUIRES: `name` is an initializer.
+  bool IsConstantInit(const std::string& name) const {
+    return !IsFloatElemType(inits_.at(name)->data_type()) || folded_.count(name) != 0;
   }
 
   bool InWeightChain(const onnx::NodeProto& node) const {
