@@ -12,6 +12,10 @@
 #     goroutines at once and with per-check timing 1 +- 0.5 and 1 +- 1, every
 #     policy against the published table; and gshare against fgd on every
 #     variant under parallel:16:1.
+#  5. Fresh seeds: gshare against fgd on every trace over seeds 52-91 (40
+#     runs no result above was drawn from): the median over 40, the paired
+#     differences, and the four groups of ten, to tell a miss at 42-51 from
+#     a loss in expectation.
 # Usage: bench/share_frag.sh [BUILD_DIR]   (run from anywhere; Release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +46,11 @@ for v in $VARIANTS; do
     --policy fgd,gshare --seeds 42-51 --tune 1.3 --threads 2 --filter-order parallel:16:1 --json >"$TMP/timed_$v.json"
 done
 echo "share_frag: variants under parallel:16:1 done" >&2
+for v in $VARIANTS; do
+  "$FRUGAL" share frag --pods "$TRACES/openb_pod_list_$v.csv" --nodes "$TRACES/openb_node_list_gpu_node.csv" \
+    --policy fgd,gshare --seeds 52-91 --tune 1.3 --threads 2 --json >"$TMP/fresh_$v.json"
+done
+echo "share_frag: fresh seeds 52-91 done" >&2
 ORDERS="$ORDERS" python3 - "$TMP" $VARIANTS <<'PY'
 import json, os, platform, sys
 tmp, variants = sys.argv[1], sys.argv[2:]
@@ -109,6 +118,31 @@ for v in variants:
 out["filter_order"] = {"default_trace": orders, "gshare_minus_fgd_under_parallel_16_1": timed,
                        "gshare_above_fgd_under_parallel_16_1": [v for v, d in timed.items()
                                                                 if any(x > 1e-9 for x in d.values())]}
+# 5. Fresh seeds 52-91.
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2
+fresh = {}
+for v in variants:
+    j = json.load(open(f"{tmp}/fresh_{v}.json"))
+    levels = j["arrived_pct"]
+    runs = {r["policy"]: [x["unallocated_gpu_pct"] for x in r["runs"]] for r in j["results"]}
+    f, g = runs["fgd"], runs["gshare"]
+    at = [i for i, l in enumerate(levels) if l >= 95]
+    groups = [range(b, b + 10) for b in range(0, len(f), 10)]
+    def group_diff(rg, i):
+        return median([g[k][i] for k in rg]) - median([f[k][i] for k in rg])
+    fresh[v] = {
+        "median_minus_median": {str(levels[i]): round(median([x[i] for x in g]) - median([x[i] for x in f]), 3) for i in at},
+        "paired_median": {str(levels[i]): round(median([b[i] - a[i] for a, b in zip(f, g)]), 3) for i in at},
+        "paired_mean": {str(levels[i]): round(sum(b[i] - a[i] for a, b in zip(f, g)) / len(f), 3) for i in at},
+        "groups_of_10_at_or_below": sum(all(group_diff(rg, i) <= 1e-9 for i in at) for rg in groups),
+        "groups_of_10": len(groups),
+    }
+    fresh[v]["at_or_below"] = all(x <= 1e-9 for x in fresh[v]["median_minus_median"].values())
+out["fresh_seeds"] = {"seeds": "52-91", "traces": fresh,
+                      "gshare_above_fgd_on": [v for v, r in fresh.items() if not r["at_or_below"]]}
 out["all_policies_10_seeds_under_30s"] = all(t["wall_s"] < 30 for t in out["traces"].values())
 out["gshare_at_or_below_fgd_on"] = [v for v, t in out["traces"].items() if t["gshare_at_or_below_fgd"]]
 out["gshare_above_fgd_on"] = [v for v, t in out["traces"].items() if not t["gshare_at_or_below_fgd"]]
@@ -118,4 +152,8 @@ print(json.dumps(out["traces"]["default"]["within_0.3_by_policy"]))
 for o, r in orders.items():
     print(o, json.dumps({p: max(d.values(), key=abs) for p, d in r["minus_published"].items()}))
 print("gshare above fgd under parallel:16:1:", out["filter_order"]["gshare_above_fgd_under_parallel_16_1"])
+print("seeds 52-91: gshare above fgd on", out["fresh_seeds"]["gshare_above_fgd_on"])
+for v, r in fresh.items():
+    print(f'  {v:12} worst median diff {max(r["median_minus_median"].values()):+.3f}  '
+          f'groups of 10 at or below: {r["groups_of_10_at_or_below"]}/{r["groups_of_10"]}')
 PY

@@ -66,8 +66,10 @@ FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPol
 
 // The experiment's rollouts: the k-th is a fresh arrival sequence by the
 // same protocol from the k-th seed of a stream of its own, replayed once
-// per (policy, k) for every run and worker: the first worker to ask
-// replays it, the others wait for its answer (a replay asks for no
+// per (policy, k) for every run and worker: the first worker to claim it
+// replays it, the others wait for its answer; a worker asking for several
+// replays every one still unclaimed before it waits, so workers that ask for
+// the same set replay different ones side by side (a replay asks for no
 // rollouts itself, so no wait can close a cycle).
 struct RolloutCache {
   std::mutex mu;
@@ -78,29 +80,39 @@ class WorkerRollouts final : public Rollouts {
  public:
   WorkerRollouts(RolloutCache& cache, const RunEnv& env) : cache_(cache), env_(env) {}
   std::vector<double> Run(PolicyFactory make, int k) override {
-    std::promise<std::vector<double>> mine;
-    std::shared_future<std::vector<double>> answer;
-    {
-      std::lock_guard<std::mutex> lock(cache_.mu);
-      auto [it, first] = cache_.done.try_emplace(std::make_pair(make, k));
-      if (!first) {
-        answer = it->second;
-      } else {
-        it->second = mine.get_future().share();
+    return RunMany({{make, k}})[0];
+  }
+
+  // Replays every key no other worker has claimed, then waits for the rest.
+  std::vector<std::vector<double>> RunMany(const std::vector<RolloutKey>& keys) override {
+    std::vector<std::shared_future<std::vector<double>>> answers(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      std::promise<std::vector<double>> mine;
+      {
+        std::lock_guard<std::mutex> lock(cache_.mu);
+        auto [it, first] = cache_.done.try_emplace(std::make_pair(keys[i].make, keys[i].k));
+        if (first) it->second = mine.get_future().share();
+        answers[i] = it->second;
+        if (!first) continue;
       }
+      mine.set_value(Replay(keys[i].make, keys[i].k));
     }
-    if (answer.valid()) return answer.get();
+    std::vector<std::vector<double>> out;
+    out.reserve(keys.size());
+    for (const auto& a : answers) out.push_back(a.get());
+    return out;
+  }
+
+ private:
+  std::vector<double> Replay(PolicyFactory make, int k) const {
     SplitMix64 stream(0x7011047ull);
     uint64_t seed = 0;
     for (int i = 0; i <= k; ++i) seed = stream.Next();
     const std::vector<int> arrivals = BuildArrivals(env_.pods, env_.capacity_milli, env_.tune, seed);
     auto policy = make();
-    std::vector<double> out = RunOne(env_, arrivals, *policy, seed, nullptr).unallocated_gpu_pct;
-    mine.set_value(out);
-    return out;
+    return RunOne(env_, arrivals, *policy, seed, nullptr).unallocated_gpu_pct;
   }
 
- private:
   RolloutCache& cache_;
   const RunEnv& env_;
 };
@@ -240,6 +252,9 @@ class OwnedRollouts final : public Rollouts {
     std::sort(levels_.begin(), levels_.end());
   }
   std::vector<double> Run(PolicyFactory make, int k) override { return inner_.Run(make, k); }
+  std::vector<std::vector<double>> RunMany(const std::vector<RolloutKey>& keys) override {
+    return inner_.RunMany(keys);
+  }
 
  private:
   std::vector<NodeSpec> nodes_;

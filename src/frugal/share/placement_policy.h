@@ -33,11 +33,24 @@ using PolicyFactory = std::unique_ptr<PlacementPolicy> (*)();
 // the same for every run of the experiment, so every run decides alike —
 // and returns its unallocated GPU % at the experiment's levels of arrived
 // workload. Results may be shared between runs (same make and k, same
-// answer).
+// answer). RunMany answers several in `keys` order; an implementation that
+// shares results between threads may replay them in any order (each answer
+// depends on its key alone), so that threads asking for the same set each
+// replay different ones instead of waiting on each other.
+struct RolloutKey {
+  PolicyFactory make;
+  int k;
+};
 class Rollouts {
  public:
   virtual ~Rollouts() = default;
   virtual std::vector<double> Run(PolicyFactory make, int k) = 0;
+  virtual std::vector<std::vector<double>> RunMany(const std::vector<RolloutKey>& keys) {
+    std::vector<std::vector<double>> out;
+    out.reserve(keys.size());
+    for (const RolloutKey& key : keys) out.push_back(Run(key.make, key.k));
+    return out;
+  }
 };
 
 // What a policy may consult besides the node: the target workload and its

@@ -62,10 +62,16 @@ class GsharePolicy final : public PlacementPolicy {
   // The largest over levels of the blend's mean unallocated GPU % minus
   // FGD's, paired per rollout.
   static double WorstBlendMinusFgd(Rollouts& rollouts) {
+    std::vector<RolloutKey> keys;
+    for (int k = 0; k < kRollouts; ++k) {
+      keys.push_back({&NewGshareBlendPolicy, k});
+      keys.push_back({&NewFgdPolicy, k});
+    }
+    const std::vector<std::vector<double>> runs = rollouts.RunMany(keys);
     std::vector<double> diff;
     for (int k = 0; k < kRollouts; ++k) {
-      const std::vector<double> b = rollouts.Run(&NewGshareBlendPolicy, k);
-      const std::vector<double> f = rollouts.Run(&NewFgdPolicy, k);
+      const std::vector<double>& b = runs[2 * k];
+      const std::vector<double>& f = runs[2 * k + 1];
       diff.resize(b.size(), 0.0);
       for (size_t l = 0; l < b.size(); ++l) diff[l] += b[l] - f[l];
     }
