@@ -5,6 +5,7 @@
 #include <string>
 
 #include "frugal/share/node_trace.h"
+#include "frugal/share/placement/policies.h"
 #include "frugal/share/pod_trace.h"
 
 namespace frugal::share {
@@ -81,6 +82,23 @@ TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
     EXPECT_EQ(r->results[i].unallocated_gpu_pct, again->results[i].unallocated_gpu_pct);
     EXPECT_EQ(r->results[i].frag_gpu_pct, again->results[i].frag_gpu_pct);
   }
+}
+
+TEST(FragRollouts, ManyAnswerAsOneAtATime) {
+  Tiny t;
+  auto many = MakeFragRollouts(t.nodes, t.pods);
+  auto one = MakeFragRollouts(t.nodes, t.pods);
+  ASSERT_NE(many, nullptr);
+  const std::vector<RolloutKey> keys = {
+      {&NewFgdPolicy, 0}, {&NewGshareBlendPolicy, 0}, {&NewFgdPolicy, 3}, {&NewFgdPolicy, 0}};
+  const std::vector<std::vector<double>> got = many->RunMany(keys);
+  ASSERT_EQ(got.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_FALSE(got[i].empty());
+    EXPECT_EQ(got[i], one->Run(keys[i].make, keys[i].k)) << i;
+  }
+  EXPECT_EQ(got[0], got[3]);
+  EXPECT_EQ(many->RunMany(keys), got);  // replayed once, answered again
 }
 
 // 16 nodes of 8 CPUs, the odd ones with one GPU; pods that take a whole
