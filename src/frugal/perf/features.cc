@@ -172,70 +172,83 @@ bool HasSmallOperand(const Op& op) {
   return false;
 }
 
+// A conv is priced as the 2-D conv the measurements hold. A 3-D conv
+// [N, C, D, H, W] runs the implicit GEMM of a 2-D conv whose batch is
+// N x output depth and whose channels are C x kernel depth (each output
+// slice sums kd input slices): same GEMM rows, columns and depth, so the
+// same FLOPs, and the measured 2-D efficiency instead of the peak.
 OpQuery ConvQuery(const Op& op) {
   const bool backward = op.phase == Phase::kBackward;
   if (op.attrs.GetInt("group", 1) != 1)
     return NoShape("grouped conv: no measurements");
-  if (AttrAt(op, "dilations", 0, 1) != 1)
-    return NoShape("dilated conv: no measurements");
-  const int64_t stride = AttrAt(op, "strides", 0, 1);
-  const int64_t pad = AttrAt(op, "pads", 0, 0);
+  for (int64_t d : op.attrs.GetInts("dilations")) {
+    if (d != 1) return NoShape("dilated conv: no measurements");
+  }
+  // Rank of x (forward) or dY (gradients): 4 for 2-D, 5 for 3-D, whose
+  // strides and pads list depth first.
+  const size_t rank = op.inputs.empty() ? 0 : op.inputs[0].shape.size();
+  if (rank != 4 && rank != 5) {
+    return NoShape(backward ? "conv gradient that is not 2-D or 3-D: no measurements"
+                            : "conv that is not 2-D or 3-D: no measurements");
+  }
+  const bool three_d = rank == 5;
+  const size_t h = rank - 2, w_dim = rank - 1;  // height and width dims
+  const int64_t stride = AttrAt(op, "strides", three_d ? 1 : 0, 1);
+  const int64_t pad = AttrAt(op, "pads", three_d ? 1 : 0, 0);
+  const std::string as_2d = three_d ? " (3-D as 2-D: output depth in the batch, kernel depth in the channels)" : "";
+  auto ranked = [&](const std::vector<int64_t>& shape) { return shape.size() == rank; };
+  // Output depth (1 for 2-D) and kernel depth (1 for 2-D).
+  auto depth = [&](const std::vector<int64_t>& shape) { return three_d ? shape[2] : int64_t{1}; };
   OpShape s;
   s.op = PerfOp::kConv;
+  s.stride = stride;
+  s.padding = pad;
   if (!backward) {
     const TensorInfo* w = FirstParam(op);
-    if (op.inputs.empty() || op.inputs[0].shape.size() != 4 || !w ||
-        w->shape.size() != 4) {
-      return NoShape("conv that is not 2-D: no measurements");
+    if (!w || !ranked(w->shape) ||
+        (three_d && (op.outputs.empty() || !ranked(op.outputs[0].shape)))) {
+      return NoShape("conv that is not 2-D or 3-D: no measurements");
     }
     const auto& x = op.inputs[0].shape;
-    s.b = x[0];
-    s.in_channels = x[1];
-    s.image = GeoMean(x[2], x[3]);
+    s.b = x[0] * (three_d ? op.outputs[0].shape[2] : 1);
+    s.in_channels = x[1] * depth(w->shape);
+    s.image = GeoMean(x[h], x[w_dim]);
     s.out_channels = w->shape[0];
-    s.kernel = GeoMean(w->shape[2], w->shape[3]);
-    s.stride = stride;
-    s.padding = pad;
-    return WithShape(s, "conv");
+    s.kernel = GeoMean(w->shape[h], w->shape[w_dim]);
+    return WithShape(s, "conv" + as_2d);
   }
-  if (op.inputs.empty() || op.outputs.empty() ||
-      op.inputs[0].shape.size() != 4) {
-    return NoShape("conv gradient that is not 2-D: no measurements");
-  }
-  const auto& dy = op.inputs[0].shape;  // [N, O, Ho, Wo]
+  const auto& dy = op.inputs[0].shape;  // [N, O, (Do,) Ho, Wo]
   if (op.grad == GradRole::kWeight) {
     // dW = X (*) dY: the forward product's FLOPs, reducing over the batch.
-    const auto& dw = op.outputs[0].shape;  // [O, C, kh, kw]
     const TensorInfo* x = nullptr;
     for (size_t i = 1; i < op.inputs.size(); ++i) {
-      if (op.inputs[i].shape.size() == 4) x = &op.inputs[i];
+      if (ranked(op.inputs[i].shape)) x = &op.inputs[i];
     }
-    if (dw.size() != 4 || !x)
+    if (op.outputs.empty() || !ranked(op.outputs[0].shape) || !x)
       return NoShape("conv weight gradient without shapes");
-    s.b = x->shape[0];
-    s.in_channels = x->shape[1];
-    s.image = GeoMean(x->shape[2], x->shape[3]);
+    const auto& dw = op.outputs[0].shape;  // [O, C, (kd,) kh, kw]
+    s.b = x->shape[0] * depth(dy);
+    s.in_channels = x->shape[1] * depth(dw);
+    s.image = GeoMean(x->shape[h], x->shape[w_dim]);
     s.out_channels = dw[0];
-    s.kernel = GeoMean(dw[2], dw[3]);
-    s.stride = stride;
-    s.padding = pad;
-    return WithShape(s, "conv weight gradient as its forward conv");
+    s.kernel = GeoMean(dw[h], dw[w_dim]);
+    return WithShape(s, "conv weight gradient as its forward conv" + as_2d);
   }
   // dX = dY (*) W^T: a stride-1 "same" conv from O to C channels on the
   // output grid has the same FLOPs.
-  const auto& dx = op.outputs[0].shape;  // [N, C, H, W]
   const TensorInfo* w = FirstParam(op);
-  if (dx.size() != 4 || !w || w->shape.size() != 4) {
+  if (op.outputs.empty() || !ranked(op.outputs[0].shape) || !w || !ranked(w->shape)) {
     return NoShape("conv data gradient without shapes");
   }
-  s.b = dy[0];
-  s.in_channels = dy[1];
+  const auto& dx = op.outputs[0].shape;  // [N, C, (D,) H, W]
+  s.b = dy[0] * depth(dy);
+  s.in_channels = dy[1] * depth(w->shape);
   s.out_channels = dx[1];
-  s.kernel = GeoMean(w->shape[2], w->shape[3]);
-  s.image = GeoMean(dy[2], dy[3]);
+  s.kernel = GeoMean(w->shape[h], w->shape[w_dim]);
+  s.image = GeoMean(dy[h], dy[w_dim]);
   s.stride = 1;
   s.padding = (s.kernel - 1) / 2;
-  return WithShape(s, "conv data gradient as a stride-1 conv O->C");
+  return WithShape(s, "conv data gradient as a stride-1 conv O->C" + as_2d);
 }
 
 OpQuery MatMulQuery(const Op& op) {
