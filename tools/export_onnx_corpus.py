@@ -371,6 +371,22 @@ add("vit_small_eval_op11", small_vit, IMG(64), 11)
 add("swin_t_eval_op17", lambda: tv.swin_t(), IMG(224), 17)
 add("swin_small_train_op15_dynbatch", small_swin, IMG(64, 2), 15, train=True,
     dynamic=DYN_B)
+add("googlenet_train_op13", lambda: tv.googlenet(aux_logits=False, init_weights=False),
+    IMG(64), 13, train=True)
+add("squeezenet10_eval_op15_dynbatch", lambda: tv.squeezenet1_0(), IMG(64, 2),
+    15, dynamic=DYN_B)
+add("mnasnet05_train_op11", lambda: tv.mnasnet0_5(), IMG(64), 11, train=True)
+add("resnext50_eval_op17", lambda: tv.resnext50_32x4d(), IMG(64), 17)
+add("efficientnetv2s_eval_op15_dynbatch", lambda: tv.efficientnet_v2_s(),
+    IMG(64, 2), 15, dynamic=DYN_B)
+add("maxvit_t_eval_op17", lambda: tv.maxvit_t(), IMG(224), 17)
+# torchvision video classifiers (3-D convs): clips [N, 3, frames, H, W]
+CLIP = [("input", (1, 3, 8, 56, 56))]
+add("r3d18_train_op13", lambda: tv.video.r3d_18(), CLIP, 13, train=True)
+add("r2plus1d18_eval_op15_dynbatch", lambda: tv.video.r2plus1d_18(),
+    [("input", (2, 3, 8, 56, 56))], 15, dynamic=DYN_B)
+add("s3d_train_op17", lambda: tv.video.s3d(), [("input", (1, 3, 16, 224, 224))], 17,
+    train=True)
 # segmentation heads
 add("fcn_resnet50_eval_op11", lambda: SegOut(seg(tv.segmentation.fcn_resnet50)()),
     IMG(64), 11)
