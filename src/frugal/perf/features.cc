@@ -172,6 +172,44 @@ bool HasSmallOperand(const Op& op) {
   return false;
 }
 
+// A 1-D conv x [N, C, L] (*) w [O, C, k] -> y [N, O, Lo] is the GEMM
+// y [N*Lo, O] = cols [N*Lo, C*k] . w^T (implicit im2col), priced as the
+// linear layer of those dims; its gradients as the linear gradients.
+OpQuery Conv1dAsGemm(const Op& op) {
+  const bool backward = op.phase == Phase::kBackward;
+  const TensorInfo* w = FirstParam(op);
+  const auto three = [](const std::vector<int64_t>& v) { return v.size() == 3; };
+  if (op.outputs.empty() || !three(op.outputs[0].shape)) {
+    return NoShape("1-D conv without shapes");
+  }
+  OpShape s;
+  s.op = PerfOp::kLinear;
+  if (!backward) {
+    if (!w || !three(w->shape)) return NoShape("1-D conv without a weight");
+    const auto& x = op.inputs[0].shape;
+    const auto& y = op.outputs[0].shape;
+    s.m = x[0] * y[2];
+    s.k = x[1] * w->shape[2];
+    s.n = w->shape[0];
+    return WithShape(s, "1-D conv as its implicit GEMM (linear)");
+  }
+  const auto& dy = op.inputs[0].shape;  // [N, O, Lo]
+  if (op.grad == GradRole::kWeight) {
+    const auto& dw = op.outputs[0].shape;  // [O, C, k]
+    // dW [C*k, O] = cols^T [C*k, N*Lo] . dY [N*Lo, O]
+    s.m = dw[1] * dw[2];
+    s.n = dw[0];
+    s.k = dy[0] * dy[2];
+    return WithShape(s, "1-D conv weight gradient as the linear weight gradient");
+  }
+  if (!w || !three(w->shape)) return NoShape("1-D conv data gradient without a weight");
+  // dcols [N*Lo, C*k] = dY [N*Lo, O] . W [O, C*k], then col2im
+  s.m = dy[0] * dy[2];
+  s.n = w->shape[1] * w->shape[2];
+  s.k = dy[1];
+  return WithShape(s, "1-D conv data gradient as the linear data gradient");
+}
+
 // A conv is priced as the 2-D conv the measurements hold. A 3-D conv
 // [N, C, D, H, W] runs the implicit GEMM of a 2-D conv whose batch is
 // N x output depth and whose channels are C x kernel depth (each output
@@ -187,9 +225,10 @@ OpQuery ConvQuery(const Op& op) {
   // Rank of x (forward) or dY (gradients): 4 for 2-D, 5 for 3-D, whose
   // strides and pads list depth first.
   const size_t rank = op.inputs.empty() ? 0 : op.inputs[0].shape.size();
+  if (rank == 3) return Conv1dAsGemm(op);
   if (rank != 4 && rank != 5) {
-    return NoShape(backward ? "conv gradient that is not 2-D or 3-D: no measurements"
-                            : "conv that is not 2-D or 3-D: no measurements");
+    return NoShape(backward ? "conv gradient that is not 1-D, 2-D or 3-D: no measurements"
+                            : "conv that is not 1-D, 2-D or 3-D: no measurements");
   }
   const bool three_d = rank == 5;
   const size_t h = rank - 2, w_dim = rank - 1;  // height and width dims
@@ -207,7 +246,7 @@ OpQuery ConvQuery(const Op& op) {
     const TensorInfo* w = FirstParam(op);
     if (!w || !ranked(w->shape) ||
         (three_d && (op.outputs.empty() || !ranked(op.outputs[0].shape)))) {
-      return NoShape("conv that is not 2-D or 3-D: no measurements");
+      return NoShape("conv that is not 1-D, 2-D or 3-D: no measurements");
     }
     const auto& x = op.inputs[0].shape;
     s.b = x[0] * (three_d ? op.outputs[0].shape[2] : 1);

@@ -303,6 +303,49 @@ TEST(QueryForOp, ThreeDConvsArePricedAsTheirTwoDGemm) {
   EXPECT_EQ(grads, 3);  // a: weight (x needs none); b: data + weight
 }
 
+// x[2,16,20] -> conv1d 24x16x5 s2 p2 -> relu -> conv1d 8x24x3 p1: each
+// priced as the linear layer of its implicit GEMM, gradients as its
+// gradients, with the same FLOPs.
+TEST(QueryForOp, OneDConvsArePricedAsTheirGemm) {
+  OpGraph g;
+  Op a = MakeOp("a", OpKind::kConv);
+  a.attrs.ints["kernel_shape"] = {5};
+  a.attrs.ints["strides"] = {2};
+  a.attrs.ints["pads"] = {2, 2};
+  a.inputs = {Act("x", {2, 16, 20}), Param("a.w", {24, 16, 5})};
+  a.outputs = {Act("c", {2, 24, 10})};
+  Op relu = MakeOp("relu", OpKind::kRelu);
+  relu.inputs = {Act("c", {2, 24, 10})};
+  relu.outputs = {Act("r", {2, 24, 10})};
+  Op b = MakeOp("b", OpKind::kConv);
+  b.attrs.ints["kernel_shape"] = {3};
+  b.attrs.ints["pads"] = {1, 1};
+  b.inputs = {Act("r", {2, 24, 10}), Param("b.w", {8, 24, 3})};
+  b.outputs = {Act("y", {2, 8, 10})};
+  const int ia = g.AddOp(a), ir = g.AddOp(relu), ib = g.AddOp(b);
+  g.AddEdge(ia, ir, 4, "c");
+  g.AddEdge(ir, ib, 4, "r");
+  ASSERT_TRUE(FinalizeForwardCosts(g).ok());
+  OpQuery qa = QueryForOp(g.ops[0]);
+  ASSERT_TRUE(qa.shape) << qa.basis;
+  EXPECT_EQ(qa.shape->op, PerfOp::kLinear);
+  EXPECT_EQ(qa.shape->m, 20);  // 2 x 10 output positions
+  EXPECT_EQ(qa.shape->k, 80);  // 16 channels x 5 taps
+  EXPECT_EQ(qa.shape->n, 24);
+  Result<OpGraph> t = BuildTrainingGraph(g);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  int convs = 0;
+  for (const Op& op : t->ops) {
+    if (op.kind != OpKind::kConv) continue;
+    OpQuery q = QueryForOp(op);
+    ASSERT_TRUE(q.shape) << op.name << ": " << q.basis;
+    EXPECT_EQ(q.shape->op, PerfOp::kLinear) << op.name;
+    EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
+    ++convs;
+  }
+  EXPECT_EQ(convs, 5);  // a, b; a: weight grad; b: data + weight grads
+}
+
 TEST(QueryForOp, GroupedConvHasNoShape) {
   Op conv = MakeOp("dw", OpKind::kConv);
   conv.attrs.ints["group"] = {8};

@@ -63,7 +63,8 @@ bool Extender::Charge(Entry& e, const PodShape& shape, int64_t memory_mib, GpuSe
   return whole;
 }
 
-int Extender::Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods, double now_s) {
+int Extender::Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods, double now_s,
+                   const std::vector<std::string>& departed) {
   nodes_.clear();
   index_.clear();
   for (const Node& n : nodes) {
@@ -72,11 +73,13 @@ int Extender::Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
     nodes_.push_back({n.spec.name, n.schedulable, NodeState::FromSpec(n.spec)});
   }
   int short_charged = 0;
-  std::unordered_set<std::string> listed_bound;
+  // Pods whose assumed binds end: listed bound or terminal, or departed.
+  std::unordered_set<std::string> listed_bound(departed.begin(), departed.end());
   // Annotated pods first: their GPUs are known, so a pod whose GPUs must
   // be guessed cannot take a GPU another pod is known to hold.
   for (int pass = 0; pass < 2; ++pass) {
     for (const Pod& p : pods) {
+      if (p.terminal && !p.uid.empty()) listed_bound.insert(p.uid);
       if (p.terminal || p.node_name.empty()) continue;
       const PodShape shape = ShapeOf(p.spec);
       const bool annotated = p.gpus.has_value() || shape.num_gpu == 0;

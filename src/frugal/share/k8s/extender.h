@@ -97,8 +97,12 @@ class Extender {
   // gpu-index annotation (bound by another scheduler) is charged on the
   // GPUs the policy's GPU choice would give it. `now_s` ages the pods
   // this extender bound. Returns how many bound pods could not be charged
-  // in full (their node is unknown or overfull).
-  int Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods, double now_s);
+  // in full (their node is unknown or overfull). A bind ends its
+  // assumption once listed bound, listed terminal, named in `departed`
+  // (pods a watch saw leave since the last Sync: bound and finished in
+  // between, so never listed), or after assume_ttl_s.
+  int Sync(const std::vector<Node>& nodes, const std::vector<Pod>& pods, double now_s,
+           const std::vector<std::string>& departed = {});
 
   FilterResult Filter(const Pod& pod, const std::vector<std::string>& candidates);
   std::vector<HostScore> Prioritize(const Pod& pod, const std::vector<std::string>& candidates);

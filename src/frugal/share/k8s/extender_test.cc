@@ -180,6 +180,25 @@ TEST(Extender, BindChargesUntilListedOrExpired) {
   EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 4000);
 }
 
+// A pod that binds and finishes between two Syncs is never listed bound:
+// a watch names it departed, a listing may show it terminal; either ends
+// its assumed bind at once instead of after the TTL.
+TEST(Extender, DepartedOrTerminalPodsEndTheirAssumedBinds) {
+  Fixture f;
+  ASSERT_TRUE(f.ext->Bind(MakePod("s", 1000, 1, 1000), "a", 10).ok());
+  ASSERT_TRUE(f.ext->Bind(MakePod("t", 1000, 1, 1000), "a", 10).ok());
+  EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 2000);
+  EXPECT_EQ(f.ext->Sync(f.nodes, {}, 11, {"uid-s", "uid-unknown"}), 0);
+  EXPECT_EQ(f.ext->assumed(), 1);
+  EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 3000);
+  Pod done = MakePod("t", 1000, 1, 1000);
+  done.node_name = "a";
+  done.terminal = true;
+  EXPECT_EQ(f.ext->Sync(f.nodes, {done}, 12), 0);
+  EXPECT_EQ(f.ext->assumed(), 0);
+  EXPECT_EQ(f.ext->Nodes()[0].state.GpuLeftTotal(), 4000);
+}
+
 TEST(Extender, BindRefusesWhatNoLongerFits) {
   Fixture f;
   EXPECT_EQ(f.ext->Bind(MakePod("p", 1000, 1, 1000), "ghost", 0).status().code(),

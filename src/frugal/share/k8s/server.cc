@@ -161,7 +161,7 @@ Status ExtenderServer::RefreshLocked() {
   if (options_.watch != nullptr) {
     ClusterWatch::View view = options_.watch->Snapshot(extender_->models());
     if (!view.changed && refreshed_) return Status::Ok();
-    SyncLocked(view.nodes, view.pods, view.skipped, view.first_skip, t0);
+    SyncLocked(view.nodes, view.pods, view.skipped, view.first_skip, t0, view.departed);
     return Status::Ok();
   }
   auto nodes_json = api_->Get("/api/v1/nodes");
@@ -186,12 +186,13 @@ Status ExtenderServer::RefreshLocked() {
 }
 
 void ExtenderServer::SyncLocked(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
-                                int skipped, const std::string& first_skip, double since) {
+                                int skipped, const std::string& first_skip, double since,
+                                const std::vector<std::string>& departed) {
   if (skipped != skipped_objects_ && skipped > 0) {
     Log(fmt::format("skipping {} object(s) the extender cannot read; first: {}", skipped, first_skip));
   }
   skipped_objects_ = skipped;
-  const int short_charged = extender_->Sync(nodes, pods, Now());
+  const int short_charged = extender_->Sync(nodes, pods, Now(), departed);
   if (short_charged != short_charged_ && short_charged > 0) {
     Log(fmt::format("{} bound pod(s) do not fit their node's free resources in full (bound by "
                     "another scheduler, or the node shrank)",

@@ -86,7 +86,8 @@ class ExtenderServer {
   Status RefreshLocked();  // REQUIRES: mu_ held
   // Hands a listed or watched cluster to the extender. REQUIRES: mu_ held.
   void SyncLocked(const std::vector<Node>& nodes, const std::vector<Pod>& pods, int skipped,
-                  const std::string& first_skip, double since);
+                  const std::string& first_skip, double since,
+                  const std::vector<std::string>& departed = {});
   nlohmann::json WatchJson() const;
 
   Extender* extender_;

@@ -6,6 +6,8 @@
 namespace frugal::share::k8s {
 namespace {
 
+constexpr size_t kMaxDeparted = 100000;
+
 // An object's key: namespace/name (a node's namespace is empty).
 std::string KeyOf(const nlohmann::json& object) {
   const nlohmann::json* meta = FindKey(object, "metadata");
@@ -116,6 +118,13 @@ bool ClusterWatch::Apply(Kind& kind, const std::string& line) {
   } else if (t == "DELETED") {
     kind.raw.erase(key);
     kind.dirty[key] = false;
+    if (&kind == &pods_) {
+      const nlohmann::json* meta = FindKey(*object, "metadata");
+      const nlohmann::json* uid = meta && meta->is_object() ? FindKey(*meta, "uid") : nullptr;
+      // Bounded for a caller that never takes a Snapshot.
+      if (departed_.size() >= kMaxDeparted) departed_.clear();
+      if (uid && uid->is_string()) departed_.push_back(uid->get<std::string>());
+    }
   } else {
     return true;
   }
@@ -213,6 +222,7 @@ ClusterWatch::View ClusterWatch::Snapshot(GpuModelTable* models) {
             [&](const nlohmann::json& j) { return PodFromJson(j, models); });
   for (const auto& [key, node] : parsed_nodes_) v.nodes.push_back(node);
   for (const auto& [key, pod] : parsed_pods_) v.pods.push_back(pod);
+  v.departed.swap(departed_);
   v.skipped = static_cast<int>(node_errors_.size() + pod_errors_.size());
   if (!node_errors_.empty()) {
     v.first_skip = node_errors_.begin()->second;

@@ -64,6 +64,10 @@ class ClusterWatch {
     int skipped = 0;
     std::string first_skip;
     bool changed = false;
+    // UIDs of the pods that left the watched list (deleted, or finished
+    // and so out of the bound-pod selector) since the last Snapshot: a
+    // pod may bind and finish between two Snapshots, and never show.
+    std::vector<std::string> departed;
   };
   View Snapshot(GpuModelTable* models);
 
@@ -99,6 +103,7 @@ class ClusterWatch {
   std::map<std::string, std::string> node_errors_, pod_errors_;
   uint64_t generation_ = 0, snapshot_generation_ = 0;
   bool first_snapshot_ = true;
+  std::vector<std::string> departed_;  // since the last Snapshot
   WatchStats stats_;
   std::atomic<bool> stop_{false};
   std::vector<ApiClient*> active_;  // clients of running watches, for Stop

@@ -89,6 +89,30 @@ TEST(ClusterWatch, ListsThenFollowsEventsWithoutListingAgain) {
   EXPECT_EQ(w.stats().events, 3);  // n1 added, pending added, a deleted
 }
 
+// A pod that binds and finishes between two Snapshots never shows in one;
+// the Snapshot after names it departed, once.
+TEST(ClusterWatch, NamesThePodsThatLeftSinceTheLastSnapshot) {
+  FakeApi api;
+  api.AddNode("n0", 2, "T4");
+  ClusterWatch w(Options(api));
+  ASSERT_TRUE(w.Start().ok());
+  GpuModelTable models;
+  EXPECT_TRUE(w.Snapshot(&models).departed.empty());
+  json b = Bound(api.AddPod("b", 1, 1000), "n0", "0");
+  api.SetPod("ml/b", b);
+  b["status"]["phase"] = "Succeeded";
+  api.SetPod("ml/b", b);
+  const auto until = std::chrono::steady_clock::now() + kPatience;
+  while (w.stats().events < 2 && std::chrono::steady_clock::now() < until) {
+    w.WaitChange(w.generation(), 0.1);
+  }
+  ASSERT_EQ(w.stats().events, 2);  // b added, b deleted
+  ClusterWatch::View v = w.Snapshot(&models);
+  EXPECT_TRUE(v.pods.empty());
+  EXPECT_EQ(v.departed, std::vector<std::string>{"uid-b"});
+  EXPECT_TRUE(w.Snapshot(&models).departed.empty());
+}
+
 TEST(ClusterWatch, WatchesAgainWhenTheServerEndsAWatchAndListsAfterGone) {
   FakeApi api;
   api.AddNode("n0", 2, "T4");
