@@ -256,29 +256,54 @@ TEST(QueryForOp, ABroadcastOperandIsReadOnce) {
   EXPECT_EQ(QueryForOp(half).shape->op, PerfOp::kMul);
 }
 
+// a -> relu -> b (a's output "c", the relu's "r").
+OpGraph ConvReluConv(const Op& a, const Op& b) {
+  OpGraph g;
+  Op relu = MakeOp("relu", OpKind::kRelu);
+  relu.inputs = {Act("c", a.outputs[0].shape)};
+  relu.outputs = {Act("r", a.outputs[0].shape)};
+  const int ia = g.AddOp(a), ir = g.AddOp(relu), ib = g.AddOp(b);
+  g.AddEdge(ia, ir, 4, "c");
+  g.AddEdge(ir, ib, 4, "r");
+  EXPECT_TRUE(FinalizeForwardCosts(g).ok());
+  return g;
+}
+
+// Every conv of g's training step, forward and gradients, is priced as
+// `as` with its own FLOPs; returns how many there are.
+int ConvsKeepTheirFlops(const OpGraph& g, PerfOp as) {
+  Result<OpGraph> t = BuildTrainingGraph(g);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  if (!t.ok()) return 0;
+  int convs = 0;
+  for (const Op& op : t->ops) {
+    if (op.kind != OpKind::kConv) continue;
+    OpQuery q = QueryForOp(op);
+    EXPECT_TRUE(q.shape) << op.name << ": " << q.basis;
+    if (!q.shape) continue;
+    EXPECT_EQ(q.shape->op, as) << op.name;
+    EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
+    ++convs;
+  }
+  return convs;
+}
+
 // x[2,3,8,16,16] -> conv3d 8x3x3x3 s(1,2,2) p1 -> relu -> conv3d 4x3x1x1:
 // each 3-D conv and its gradients are priced as the 2-D conv of the same
 // implicit GEMM (output depth in the batch, kernel depth in the channels).
 TEST(QueryForOp, ThreeDConvsArePricedAsTheirTwoDGemm) {
-  OpGraph g;
   Op a = MakeOp("a", OpKind::kConv);
   a.attrs.ints["kernel_shape"] = {3, 3, 3};
   a.attrs.ints["strides"] = {1, 2, 2};
   a.attrs.ints["pads"] = {1, 1, 1, 1, 1, 1};
   a.inputs = {Act("x", {2, 3, 8, 16, 16}), Param("a.w", {8, 3, 3, 3, 3})};
   a.outputs = {Act("c", {2, 8, 8, 8, 8})};
-  Op relu = MakeOp("relu", OpKind::kRelu);
-  relu.inputs = {Act("c", {2, 8, 8, 8, 8})};
-  relu.outputs = {Act("r", {2, 8, 8, 8, 8})};
   Op b = MakeOp("b", OpKind::kConv);  // (2+1)-D style: depth-only kernel
   b.attrs.ints["kernel_shape"] = {3, 1, 1};
   b.attrs.ints["pads"] = {1, 0, 0, 1, 0, 0};
   b.inputs = {Act("r", {2, 8, 8, 8, 8}), Param("b.w", {4, 8, 3, 1, 1})};
   b.outputs = {Act("y", {2, 4, 8, 8, 8})};
-  const int ia = g.AddOp(a), ir = g.AddOp(relu), ib = g.AddOp(b);
-  g.AddEdge(ia, ir, 4, "c");
-  g.AddEdge(ir, ib, 4, "r");
-  ASSERT_TRUE(FinalizeForwardCosts(g).ok());
+  const OpGraph g = ConvReluConv(a, b);
   OpQuery qa = QueryForOp(g.ops[0]);
   ASSERT_TRUE(qa.shape) << qa.basis;
   EXPECT_EQ(qa.shape->ToString(), "conv b=16 cin=9 cout=8 k=3 img=16 s=2 p=1");
@@ -286,64 +311,33 @@ TEST(QueryForOp, ThreeDConvsArePricedAsTheirTwoDGemm) {
   OpQuery qb = QueryForOp(g.ops[2]);
   ASSERT_TRUE(qb.shape) << qb.basis;
   EXPECT_EQ(qb.shape->ToString(), "conv b=16 cin=24 cout=4 k=1 img=8 s=1 p=0");
-  for (const OpQuery& q : {qa, qb}) {
-    const Op& op = q.shape->in_channels == 9 ? g.ops[0] : g.ops[2];
-    EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
-  }
-  Result<OpGraph> t = BuildTrainingGraph(g);
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
-  int grads = 0;
-  for (const Op& op : t->ops) {
-    if (op.phase != Phase::kBackward || op.kind != OpKind::kConv) continue;
-    OpQuery q = QueryForOp(op);
-    ASSERT_TRUE(q.shape) << op.name << ": " << q.basis;
-    EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
-    ++grads;
-  }
-  EXPECT_EQ(grads, 3);  // a: weight (x needs none); b: data + weight
+  // a, b; a: weight gradient (x needs none); b: data + weight gradients.
+  EXPECT_EQ(ConvsKeepTheirFlops(g, PerfOp::kConv), 5);
 }
 
 // x[2,16,20] -> conv1d 24x16x5 s2 p2 -> relu -> conv1d 8x24x3 p1: each
 // priced as the linear layer of its implicit GEMM, gradients as its
 // gradients, with the same FLOPs.
 TEST(QueryForOp, OneDConvsArePricedAsTheirGemm) {
-  OpGraph g;
   Op a = MakeOp("a", OpKind::kConv);
   a.attrs.ints["kernel_shape"] = {5};
   a.attrs.ints["strides"] = {2};
   a.attrs.ints["pads"] = {2, 2};
   a.inputs = {Act("x", {2, 16, 20}), Param("a.w", {24, 16, 5})};
   a.outputs = {Act("c", {2, 24, 10})};
-  Op relu = MakeOp("relu", OpKind::kRelu);
-  relu.inputs = {Act("c", {2, 24, 10})};
-  relu.outputs = {Act("r", {2, 24, 10})};
   Op b = MakeOp("b", OpKind::kConv);
   b.attrs.ints["kernel_shape"] = {3};
   b.attrs.ints["pads"] = {1, 1};
   b.inputs = {Act("r", {2, 24, 10}), Param("b.w", {8, 24, 3})};
   b.outputs = {Act("y", {2, 8, 10})};
-  const int ia = g.AddOp(a), ir = g.AddOp(relu), ib = g.AddOp(b);
-  g.AddEdge(ia, ir, 4, "c");
-  g.AddEdge(ir, ib, 4, "r");
-  ASSERT_TRUE(FinalizeForwardCosts(g).ok());
+  const OpGraph g = ConvReluConv(a, b);
   OpQuery qa = QueryForOp(g.ops[0]);
   ASSERT_TRUE(qa.shape) << qa.basis;
   EXPECT_EQ(qa.shape->op, PerfOp::kLinear);
   EXPECT_EQ(qa.shape->m, 20);  // 2 x 10 output positions
   EXPECT_EQ(qa.shape->k, 80);  // 16 channels x 5 taps
   EXPECT_EQ(qa.shape->n, 24);
-  Result<OpGraph> t = BuildTrainingGraph(g);
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
-  int convs = 0;
-  for (const Op& op : t->ops) {
-    if (op.kind != OpKind::kConv) continue;
-    OpQuery q = QueryForOp(op);
-    ASSERT_TRUE(q.shape) << op.name << ": " << q.basis;
-    EXPECT_EQ(q.shape->op, PerfOp::kLinear) << op.name;
-    EXPECT_NEAR(WorkOf(*q.shape).flops, op.flops, 1e-9 * op.flops + 1) << op.name;
-    ++convs;
-  }
-  EXPECT_EQ(convs, 5);  // a, b; a: weight grad; b: data + weight grads
+  EXPECT_EQ(ConvsKeepTheirFlops(g, PerfOp::kLinear), 5);
 }
 
 TEST(QueryForOp, GroupedConvHasNoShape) {
