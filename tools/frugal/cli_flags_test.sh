@@ -62,4 +62,11 @@ expect_error 2 "--gpu is required" perf query linear m=1 n=1 k=1
 expect_error 2 "--gpus" predict $M --gpu T4 --batch 1 --gpus two
 expect_error 2 "excludes" predict $M --gpu T4 --batch 1 --train --infer
 expect_error 2 "A subcommand is required" cache
+
+# A word that is no command names itself and the commands there are.
+expect_error 2 "frugal: unknown command 'bogus' (commands: graph, catalog," bogus
+expect_error 2 "frugal graph: unknown command 'info' (commands: show, convert, formats)" graph info x.onnx
+expect_error 2 "frugal share interference: unknown command 'bogus' (commands: fit, eval)" \
+  share interference bogus
+expect_error 2 "A subcommand is required" graph
 echo "cli_flags_test: ok"

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -39,6 +40,28 @@ void CheckSeeds(CLI::App* app) {
   for (CLI::App* sub : app->get_subcommands({})) CheckSeeds(sub);
 }
 
+// "frugal graph info" names no command of `graph`: say which word was not
+// understood and what the choices are, instead of CLI11's "A subcommand is
+// required". Returns "" when the error is not of that kind.
+std::string UnknownCommand(CLI::App& app) {
+  CLI::App* at = &app;
+  std::string path = "frugal";
+  for (;;) {
+    std::vector<CLI::App*> parsed = at->get_subcommands();
+    if (parsed.empty()) break;
+    at = parsed.front();
+    path += " " + at->get_name();
+  }
+  std::vector<std::string> left = at->remaining();
+  if (left.empty() || at->get_subcommands({}).empty()) return "";
+  std::string choices;
+  for (const CLI::App* sub : at->get_subcommands({})) {
+    choices += (choices.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "frugal: error: " + path + ": unknown command '" + left.front() + "' (commands: " +
+         choices + ")\n";
+}
+
 }  // namespace
 }  // namespace frugal::cli
 
@@ -66,6 +89,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ValidationError& e) {
     std::fprintf(stderr, "frugal: error: %s\n", e.what());
     return 1;
+  } catch (const CLI::RequiredError& e) {
+    if (std::string unknown = frugal::cli::UnknownCommand(app); !unknown.empty()) {
+      std::fputs(unknown.c_str(), stderr);
+      return 2;
+    }
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
