@@ -79,6 +79,11 @@ if [ -f ../shared/data/share/gavel/simulation_throughputs.json ]; then
   "$FRUGAL" share interference eval --data gavel --gpu v100 --json >"$TMP/v100.json" || fail "eval gavel v100"
   py 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["excluded_equal_solo"]==25 and r["published_floor"]==0.205, r' \
     "$TMP/v100.json" || fail "v100 excluded count"
+  # --gpu picks the GPU reported; pooled, its trees still learn from every GPU's pairs.
+  "$FRUGAL" share interference eval --data gavel --json >"$TMP/all.json" || fail "eval gavel"
+  py 'import json,sys; one=json.load(open(sys.argv[1])); rows={r["gpu"]: r for r in json.load(open(sys.argv[2]))["results"]}
+assert one["pool_gpus"] and len(one["results"])==1 and one["results"][0]==rows["v100"], (one["results"], rows["v100"])' \
+    "$TMP/v100.json" "$TMP/all.json" || fail "--gpu v100 pooled is the pooled run's v100 row"
 else
   echo "skip: ../shared/data/share/gavel absent"
 fi

@@ -80,7 +80,7 @@ expect_error 2 "unknown --precision 'bogus'" share plan $D/jobs_small.json --gpu
 # Bad input: one line naming the file and the problem.
 expect_error 1 "jobs_malformed.json:4: malformed JSON" share plan $D/jobs_malformed.json --gpus 2
 echo '{"horizon_s": 7777777777777777777e755}' > "$TMP/overflow.json"
-expect_error 1 "overflow.json: malformed JSON" share plan "$TMP/overflow.json" --gpus 2
+expect_error 1 "overflow.json:1: malformed JSON" share plan "$TMP/overflow.json" --gpus 2
 expect_error 1 "\$.services[0].arrivals.rate_rps" share plan $D/jobs_negative_rate.json --gpus 2
 expect_error 1 "\$.training[0].duration_s" share simulate $D/jobs_negative_duration.json
 expect_error 1 "unknown model 'resnet5000'" share plan $D/jobs_unknown_model.json --gpus 2
@@ -101,7 +101,9 @@ expect_error 1 "unknown --workload" share simulate --workload nope
 expect_error 2 "--gpus" share plan $D/jobs_small.json
 # Bounded work: too many requests or too long a horizon is an error, not an OOM or a hang.
 sed -e 's/"rate_rps": 20/"rate_rps": 99999/' -e "s|times_small.txt|$PWD/$D/times_small.txt|" $D/jobs_small.json > "$TMP/flood.json"
-expect_error 1 "at most 60 M are simulated" share simulate "$TMP/flood.json"
+expect_error 1 "at most 100 M a service are simulated" share simulate "$TMP/flood.json"
+# plan simulates no day: the same file plans (the service is unschedulable or placed).
+"$FRUGAL" share plan "$TMP/flood.json" --gpus 2 >/dev/null || fail "plan of a busy service"
 sed -e 's/"horizon_s": 7200/"horizon_s": 1e12/' -e "s|times_small.txt|$PWD/$D/times_small.txt|" $D/jobs_small.json > "$TMP/long.json"
 expect_error 1 "\$.horizon_s: above a year" share plan "$TMP/long.json" --gpus 2
 echo "cli_share_serving_test: ok"

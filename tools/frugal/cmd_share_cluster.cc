@@ -22,8 +22,7 @@
 namespace frugal::cli {
 
 std::string AlibabaTraceDir() {
-  const char* env = std::getenv("FRUGAL_SHARED_DATA");
-  return std::string(env != nullptr && *env ? env : FRUGAL_SHARED_DATA) + "/traces/alibaba-gpu-v2023";
+  return SharedDataDir() + "/traces/alibaba-gpu-v2023";
 }
 
 share::TraceReadOptions ShareTraceReadOptions() {

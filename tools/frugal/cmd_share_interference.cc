@@ -40,8 +40,9 @@ struct LoadedData {
 Result<Catalog> OpenCatalog(const InterferenceArgs& a);
 Result<Catalog> DataGpus(const Catalog& full);
 
-// The data set and the catalog GPUs it names.
-Result<LoadedData> LoadData(const InterferenceArgs& a) {
+// The data set and the catalog GPUs it names; Gavel's pairs of `read_gpu`
+// only ("" = all three).
+Result<LoadedData> LoadData(const InterferenceArgs& a, const std::string& read_gpu) {
   LoadedData d;
   std::string path = a.data;
   if (a.data == "gavel") {
@@ -72,7 +73,10 @@ Result<LoadedData> LoadData(const InterferenceArgs& a) {
     }
     FRUGAL_ASSIGN_OR_RETURN(d.set, ReadLucid(path));
   } else {
-    FRUGAL_ASSIGN_OR_RETURN(d.set, ReadGavel(path, a.gpu));
+    if (!a.gpu.empty() && GavelCatalogGpu(a.gpu) == nullptr) {
+      return InvalidArgument(fmt::format("unknown Gavel GPU '{}' (k80, p100, v100)", a.gpu));
+    }
+    FRUGAL_ASSIGN_OR_RETURN(d.set, ReadGavel(path, read_gpu));
   }
   if (d.set.samples.empty()) {
     return InvalidArgument(
@@ -116,7 +120,7 @@ Result<Catalog> DataGpus(const Catalog& full) {
 }
 
 int RunFit(const InterferenceArgs& a) {
-  Result<LoadedData> d = LoadData(a);
+  Result<LoadedData> d = LoadData(a, a.gpu);
   if (!d.ok()) return ReportError(d.status());
   const std::string source =
       fmt::format("frugal share interference fit --data {}{}: {}", a.data,
@@ -147,13 +151,16 @@ int RunFit(const InterferenceArgs& a) {
 }
 
 int RunEval(const InterferenceArgs& a) {
-  Result<LoadedData> d = LoadData(a);
+  // Pooled, the trees of a fold learn from every GPU's pairs; --gpu then
+  // only picks the GPU reported. Per GPU, only its pairs are read.
+  Result<LoadedData> d = LoadData(a, a.per_gpu ? a.gpu : "");
   if (!d.ok()) return ReportError(d.status());
   EvalOptions o;
   std::string holdout =
       a.holdout.empty() ? (d->kind == "lucid" ? "model" : "family") : a.holdout;
   o.holdout = holdout == "model" ? Holdout::kModel : Holdout::kFamily;
   o.pool_gpus = !a.per_gpu;
+  o.only_gpu = a.gpu;
   o.trees = a.trees;
   Result<EvalResult> r = EvaluateHoldout(d->set.samples, &d->gpus, o);
   if (!r.ok()) return ReportError(r.status().WithPrefix(d->set.source));

@@ -298,8 +298,7 @@ int RunSimulate(const SimulateArgs& a) {
   SimOptions so;
   so.seed = a.c.seed;
   so.max_gpus = a.gpus;
-  const std::vector<std::vector<double>> arrivals = ServiceArrivals((*e)->w, a.c.seed);
-  so.arrivals = &arrivals;
+  if (Status s = CheckSimulatable((*e)->w); !s.ok()) return ReportError(s);
   std::vector<std::unique_ptr<SharingPolicy>> policies;
   std::vector<const SharingPolicy*> chosen;
   for (const std::string& n : *names) {

@@ -5,9 +5,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include "frugal/base/units.h"
 
@@ -81,22 +85,11 @@ Status WriteStringToFile(const std::string& path, const std::string& data) {
   return Status::Ok();
 }
 
-Result<nlohmann::json> ParseJson(const std::string& text,
-                                 const std::string& what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return InvalidArgument(what + ": malformed JSON at byte " +
-                           std::to_string(e.byte));
-  } catch (const std::exception& e) {
-    return InvalidArgument(what + ": malformed JSON");
-  }
-}
-
 namespace {
 
 // Builds the document like nlohmann's DOM parser, refusing to nest deeper
-// than a limit.
+// than a limit and to take a key twice in one object (the DOM parser keeps
+// the last silently).
 class DepthLimitedSax : public nlohmann::json_sax<nlohmann::json> {
  public:
   DepthLimitedSax(nlohmann::json* out, int max_depth)
@@ -111,10 +104,18 @@ class DepthLimitedSax : public nlohmann::json_sax<nlohmann::json> {
   bool string(string_t& v) override { return dom_.string(v); }
   bool binary(binary_t& v) override { return dom_.binary(v); }
   bool start_object(std::size_t n) override {
+    keys_.emplace_back();
     return ++depth_ <= max_depth_ && dom_.start_object(n);
   }
-  bool key(string_t& v) override { return dom_.key(v); }
+  bool key(string_t& v) override {
+    if (!keys_.back().insert(v).second) {
+      duplicate_ = v;
+      return false;
+    }
+    return dom_.key(v);
+  }
   bool end_object() override {
+    keys_.pop_back();
     --depth_;
     return dom_.end_object();
   }
@@ -127,11 +128,17 @@ class DepthLimitedSax : public nlohmann::json_sax<nlohmann::json> {
   }
   bool parse_error(std::size_t pos, const std::string& token,
                    const nlohmann::detail::exception& e) override {
+    error_byte_ = pos;
     return dom_.parse_error(pos, token, e);
   }
   bool too_deep() const { return depth_ > max_depth_; }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+  size_t error_byte() const { return error_byte_; }
 
  private:
+  std::vector<std::set<std::string>> keys_;
+  std::optional<std::string> duplicate_;
+  size_t error_byte_ = 0;
   nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom_;
   int depth_ = 0;
   int max_depth_;
@@ -154,7 +161,32 @@ Result<nlohmann::json> ParseUbjson(const std::string& bytes,
     return InvalidArgument(what + ": UBJSON nested deeper than " +
                            std::to_string(max_depth) + " levels");
   }
+  if (sax.duplicate()) return InvalidArgument(what + ": key '" + *sax.duplicate() + "' given twice in one object");
   if (!ok) return InvalidArgument(what + ": malformed UBJSON");
+  return out;
+}
+
+Result<nlohmann::json> ParseJson(const std::string& text, const std::string& what,
+                                 size_t* error_byte) {
+  nlohmann::json out;
+  DepthLimitedSax sax(&out, kMaxJsonDepth);
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(text, &sax);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (sax.duplicate()) {
+    return InvalidArgument(what + ": key '" + *sax.duplicate() + "' given twice in one object");
+  }
+  if (sax.too_deep()) {
+    return InvalidArgument(what + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels");
+  }
+  if (!ok) {
+    if (error_byte != nullptr) *error_byte = sax.error_byte();
+    return InvalidArgument(what + ": malformed JSON at byte " + std::to_string(sax.error_byte()));
+  }
   return out;
 }
 
@@ -168,6 +200,11 @@ std::string FileExtension(const std::string& path) {
   if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext;
+}
+
+std::string SharedDataDir() {
+  const char* env = std::getenv("FRUGAL_SHARED_DATA");
+  return env != nullptr && *env != '\0' ? env : FRUGAL_SHARED_DATA;
 }
 
 }  // namespace frugal

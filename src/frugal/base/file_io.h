@@ -41,8 +41,16 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path);
 Result<nlohmann::json> ParseUbjson(const std::string& bytes,
                                    const std::string& what,
                                    int max_depth = 64);
-Result<nlohmann::json> ParseJson(const std::string& text,
-                                 const std::string& what);
+// Parses JSON `text`: "WHAT: malformed JSON at byte N" (and N in
+// *error_byte, when given) on a syntax error; a key given twice in one
+// object, or nesting deeper than kMaxJsonDepth, is an error too.
+inline constexpr int kMaxJsonDepth = 10000;
+Result<nlohmann::json> ParseJson(const std::string& text, const std::string& what,
+                                 size_t* error_byte = nullptr);
+
+// The shared data folder: $FRUGAL_SHARED_DATA, else the source tree's
+// ../shared/data (fixed at build time), so a run from any folder finds it.
+std::string SharedDataDir();
 
 // The extension of path in lower case, without the dot ("onnx", "json").
 std::string FileExtension(const std::string& path);

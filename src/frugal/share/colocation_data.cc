@@ -304,7 +304,7 @@ Result<ColoDataset> ReadLucid(const std::string& dir) {
 namespace {
 std::string ShareDataDir() {
   const char* env = std::getenv("FRUGAL_SHARE_DATA");
-  return env != nullptr && *env != '\0' ? env : "../shared/data/share";
+  return env != nullptr && *env != '\0' ? env : SharedDataDir() + "/share";
 }
 }  // namespace
 

@@ -486,6 +486,7 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
     std::set<std::string> test_gpus;
     for (size_t i : test) test_gpus.insert(samples[i].gpu);
     for (const std::string& gpu : test_gpus) {
+      if (!options.only_gpu.empty() && gpu != options.only_gpu) continue;
       std::vector<ColoSample> gtrain;
       for (const ColoSample& s : train) {
         if (options.pool_gpus || s.gpu == gpu) gtrain.push_back(s);
@@ -521,6 +522,7 @@ Result<EvalResult> EvaluateHoldout(const std::vector<ColoSample>& samples,
   }
   std::map<std::string, GroupScore> by_gpu;
   for (size_t i = 0; i < samples.size(); ++i) {
+    if (!options.only_gpu.empty() && samples[i].gpu != options.only_gpu) continue;
     const auto& js = job_sum[{samples[i].gpu, samples[i].self.model}];
     const double job_mean =
         js.second > 1 ? (js.first - samples[i].norm_tput) / (js.second - 1)

@@ -187,6 +187,9 @@ struct EvalOptions {
   Holdout holdout = Holdout::kFamily;
   // Gavel: also train on the other GPUs' pairs (GPU specs are features).
   bool pool_gpus = true;
+  // "": score every GPU's samples; else only this GPU's (the others still
+  // train the pooled trees).
+  std::string only_gpu;
   InterferenceOptions trees;
 };
 

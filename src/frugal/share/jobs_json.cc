@@ -88,16 +88,20 @@ class Reader {
   }
 
   Status Arrivals(const json& j, const std::string& where, ArrivalSpec* a) const {
-    FRUGAL_RETURN_IF_ERROR(Keys(j, where, {"kind", "rate_rps", "diurnal_amplitude",
-                                           "peak_hour", "on_s", "off_s", "file"}));
+    if (!j.is_object()) return Error(where, "expected an object");
     std::string kind = "poisson";
     FRUGAL_RETURN_IF_ERROR(String(j, where, "kind", false, &kind));
+    // Each kind takes its own fields: one of another kind is an error, not ignored.
     if (kind == "poisson") {
       a->kind = ArrivalKind::kPoisson;
+      FRUGAL_RETURN_IF_ERROR(Keys(j, where, {"kind", "rate_rps", "diurnal_amplitude", "peak_hour"}));
     } else if (kind == "bursty") {
       a->kind = ArrivalKind::kBursty;
+      FRUGAL_RETURN_IF_ERROR(Keys(j, where, {"kind", "rate_rps", "diurnal_amplitude", "peak_hour",
+                                             "on_s", "off_s"}));
     } else if (kind == "trace") {
       a->kind = ArrivalKind::kTrace;
+      FRUGAL_RETURN_IF_ERROR(Keys(j, where, {"kind", "file"}));
     } else {
       return Error(where + ".kind", "unknown kind '" + kind + "' (poisson, bursty, trace)");
     }
@@ -112,8 +116,10 @@ class Reader {
     if (a->diurnal_amplitude >= 1) return Error(where + ".diurnal_amplitude", "must be < 1");
     FRUGAL_RETURN_IF_ERROR(Number(j, where, "peak_hour", 0, false, &a->peak_hour));
     if (a->peak_hour >= 24) return Error(where + ".peak_hour", "must be < 24");
-    FRUGAL_RETURN_IF_ERROR(Number(j, where, "on_s", 1e-3, false, &a->on_s));
-    FRUGAL_RETURN_IF_ERROR(Number(j, where, "off_s", 0, false, &a->off_s));
+    if (a->kind == ArrivalKind::kBursty) {
+      FRUGAL_RETURN_IF_ERROR(Number(j, where, "on_s", 1e-3, true, &a->on_s));
+      FRUGAL_RETURN_IF_ERROR(Number(j, where, "off_s", 0, true, &a->off_s));
+    }
     return Status::Ok();
   }
 
@@ -164,15 +170,14 @@ int64_t LineOf(std::string_view text, size_t byte) {
 }  // namespace
 
 Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  size_t error_byte = 0;
+  Result<json> parsed = ParseJson(std::string(text), path, &error_byte);
+  if (!parsed.ok() && error_byte > 0) {
     return InvalidArgument(fmt::format("{}:{}: malformed JSON (byte {})", path,
-                                       LineOf(text, e.byte > 0 ? e.byte - 1 : 0), e.byte));
-  } catch (const json::exception& e) {  // e.g. a number out of range
-    return InvalidArgument(fmt::format("{}: malformed JSON ({})", path, e.what()));
+                                       LineOf(text, error_byte - 1), error_byte));
   }
+  if (!parsed.ok()) return parsed.status();
+  json j = std::move(*parsed);
   Reader r(path);
   FRUGAL_RETURN_IF_ERROR(r.Keys(j, "$", {"format", "version", "horizon_s", "services", "training"}));
   if (j.contains("format") && j["format"] != kJobsFormat) {
@@ -229,6 +234,13 @@ Result<Workload> ParseJobsJson(std::string_view text, const std::string& path) {
       FRUGAL_RETURN_IF_ERROR(r.Number(s, where, "end_s", 0, false, &v.end_s));
       if (v.end_s <= v.start_s) return r.Error(where + ".end_s", "must be after start_s");
       if (v.end_s > kMaxTimeS) return r.Error(where + ".end_s", "above a year (31536000 s)");
+      if (v.start_s >= w.horizon_s) {
+        return r.Error(where + ".start_s",
+                       fmt::format("at or after horizon_s ({:g} s): the service would never run",
+                                   w.horizon_s));
+      }
+      // Services end at the horizon at the latest.
+      v.end_s = std::min(v.end_s, w.horizon_s);
       if (!names.insert(v.name).second) return r.Error(where + ".name", "duplicate name '" + v.name + "'");
       w.services.push_back(std::move(v));
     }

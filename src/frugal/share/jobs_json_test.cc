@@ -78,6 +78,44 @@ TEST(JobsJson, BadFieldsNameTheirPath) {
   EXPECT_NE(ErrorOf("{}").find("no services"), std::string::npos);
 }
 
+// A field of another arrival kind, a bursty arrival without its periods, a
+// key given twice: errors, not ignored or defaulted.
+TEST(JobsJson, FieldsThatDoNotApplyAreErrors) {
+  auto bad = [](const std::string& from, const std::string& to) {
+    std::string s = kGood;
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return ErrorOf(s.replace(at, from.size(), to));
+  };
+  EXPECT_NE(bad("\"diurnal_amplitude\": 0.5", "\"on_s\": 3")
+                .find("$.services[0].arrivals.on_s: unknown field"),
+            std::string::npos);
+  EXPECT_NE(bad("\"on_s\": 2, ", "").find("$.services[1].arrivals: missing field 'on_s'"),
+            std::string::npos);
+  EXPECT_NE(bad("\"off_s\": 8", "\"on_s\": 8").find("'on_s' given twice"), std::string::npos);
+  EXPECT_NE(bad("\"version\": 1", "\"version\": 1, \"version\": 1").find("'version' given twice"),
+            std::string::npos);
+  EXPECT_NE(bad("\"kind\": \"poisson\", \"rate_rps\": 10", "\"kind\": \"trace\", \"rate_rps\": 10")
+                .find("unknown field (expected file, kind)"),
+            std::string::npos);
+}
+
+TEST(JobsJson, ServicesEndAtTheHorizon) {
+  auto with = [](const std::string& life) {
+    std::string s = kGood;
+    const std::string from = "\"slo_p99_ms\": 40,";
+    return ParseJobsJson(s.replace(s.find(from), from.size(), from + life), "jobs.json");
+  };
+  auto clamped = with("\"start_s\": 100, \"end_s\": 9000,");
+  ASSERT_TRUE(clamped.ok()) << clamped.status().ToString();
+  EXPECT_EQ(clamped->services[0].end_s, 3600);
+  auto late = with("\"start_s\": 3600, \"end_s\": 9000,");
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().message().find("$.services[0].start_s: at or after horizon_s"),
+            std::string::npos)
+      << late.status().message();
+}
+
 TEST(JobsJson, TraceArrivalsFromAFileNextToIt) {
   const std::string dir = ::testing::TempDir();
   ASSERT_TRUE(WriteStringToFile(dir + "/times.txt", "0.5\n1.0\n2.5\n").ok());

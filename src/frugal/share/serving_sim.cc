@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace frugal::share {
 namespace {
 
@@ -22,7 +24,11 @@ RequestStats SimulateRequests(std::span<const double> arrivals,
                               double slo_ms, std::span<const LatencySegment> segments) {
   RequestStats st;
   st.requests = static_cast<int64_t>(arrivals.size());
-  if (arrivals.empty() || batch_sizes.empty()) return st;
+  if (arrivals.empty() || batch_sizes.empty()) {
+    // Nothing to measure: no latency (NaN; --json writes null).
+    st.p50_ms = st.p99_ms = std::numeric_limits<double>::quiet_NaN();
+    return st;
+  }
   const size_t n = arrivals.size();
   const size_t max_batch = static_cast<size_t>(batch_sizes.back());
   const double delay_s = max_queue_delay_ms / 1000;
@@ -73,20 +79,40 @@ RequestStats SimulateRequests(std::span<const double> arrivals,
   st.mean_batch = batches > 0 ? static_cast<double>(lat.size()) / batches : 0;
   st.p50_ms = Quantile(&lat, 0.5);
   st.p99_ms = Quantile(&lat, 0.99);
+  // No request served: no latency to report (infinite: never answered).
+  if (lat.empty()) st.p50_ms = std::numeric_limits<double>::infinity();
   if (st.failed > 0 && st.failed * 100 >= st.requests) {
     st.p99_ms = std::numeric_limits<double>::infinity();
   }
   return st;
 }
 
-std::vector<std::vector<double>> ServiceArrivals(const Workload& w, uint64_t seed) {
-  std::vector<std::vector<double>> out;
-  for (size_t i = 0; i < w.services.size(); ++i) {
-    const InferenceService& s = w.services[i];
-    out.push_back(GenerateArrivals(s.arrivals, s.start_s, std::min(s.end_s, w.horizon_s),
-                                   seed * 1000003 + i));
+std::vector<double> ServiceArrivals(const Workload& w, size_t i, uint64_t seed) {
+  const InferenceService& s = w.services[i];
+  return GenerateArrivals(s.arrivals, s.start_s, std::min(s.end_s, w.horizon_s),
+                          seed * 1000003 + i);
+}
+
+Status CheckSimulatable(const Workload& w) {
+  double total = 0;
+  for (const InferenceService& s : w.services) {
+    const double end = std::min(s.end_s, w.horizon_s);
+    const double n = end > s.start_s ? MeanRate(s.arrivals, s.start_s, end) * (end - s.start_s) : 0;
+    if (n > kMaxServiceRequests) {
+      return InvalidArgument(fmt::format(
+          "service {} expects {:.3g} requests over its lifetime; at most {:.0f} M a service are "
+          "simulated (lower its rate or the horizon)",
+          s.name, n, kMaxServiceRequests / 1e6));
+    }
+    total += n;
   }
-  return out;
+  if (total > kMaxSimulatedRequests) {
+    return InvalidArgument(fmt::format(
+        "the services expect {:.3g} requests over the horizon; at most {:.0f} M are simulated "
+        "(lower the rates or the horizon)",
+        total, kMaxSimulatedRequests / 1e6));
+  }
+  return Status::Ok();
 }
 
 SimResult SimulateCluster(const Planner& p, SharingPolicy& policy, const SimOptions& o) {
@@ -266,14 +292,11 @@ SimResult SimulateCluster(const Planner& p, SharingPolicy& policy, const SimOpti
       r.training[t].reason = "never got a GPU";
     }
   }
-  // Requests.
-  std::vector<std::vector<double>> own;
-  if (o.arrivals == nullptr) own = ServiceArrivals(w, o.seed);
-  const auto& all = o.arrivals != nullptr ? *o.arrivals : own;
+  // Requests, one service at a time.
   for (int i = 0; i < S; ++i) {
     const InferenceService& s = w.services[i];
-    r.services[i].stats =
-        SimulateRequests(all[i], s.batch_sizes, s.max_queue_delay_ms, s.slo_p99_ms, segs[i]);
+    r.services[i].stats = SimulateRequests(ServiceArrivals(w, i, o.seed), s.batch_sizes,
+                                           s.max_queue_delay_ms, s.slo_p99_ms, segs[i]);
     r.requests += r.services[i].stats.requests;
     r.over_slo += r.services[i].stats.over_slo;
   }

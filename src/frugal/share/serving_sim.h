@@ -48,16 +48,23 @@ struct SimOptions {
   double tick_s = 900;          // re-pricing period
   double migration_cost_s = 30; // training progress lost per migration
   int max_gpus = 0;             // 0: unlimited
-  // Each service's request arrivals (ServiceArrivals with this seed), so
-  // runs of several policies generate them once; nullptr: generated here.
-  const std::vector<std::vector<double>>* arrivals = nullptr;
   // Called at every re-pricing tick with the simulated time (s); empty:
   // none. For progress on long runs.
   std::function<void(double now_s)> progress;
 };
 
-// Every service's arrivals over [start_s, min(end_s, horizon_s)).
-std::vector<std::vector<double>> ServiceArrivals(const Workload& w, uint64_t seed);
+// Service i's arrivals over [start_s, min(end_s, horizon_s)). The
+// simulation draws one service's at a time, so memory is bounded by the
+// busiest service, not by all of them.
+std::vector<double> ServiceArrivals(const Workload& w, size_t i, uint64_t seed);
+
+// The request simulation keeps one service's arrivals and latencies at a
+// time (12 bytes a request): at most kMaxServiceRequests expected of any one
+// service, and kMaxSimulatedRequests of all (run time). An error names the
+// service or the total.
+inline constexpr double kMaxServiceRequests = 100e6;
+inline constexpr double kMaxSimulatedRequests = 1e9;
+Status CheckSimulatable(const Workload& w);
 
 struct ServiceOutcome {
   std::string name;

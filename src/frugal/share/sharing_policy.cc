@@ -89,18 +89,6 @@ Result<Planner> Planner::Create(const Workload& w, const GpuSpec& gpu, CostCache
     j.mem_bytes = c->mem_bytes;
     p.jobs_.push_back(std::move(j));
   }
-  // The request simulation keeps every latency: bound the requests.
-  double expected = 0;
-  for (const InferenceService& s : w.services) {
-    const double end = std::min(s.end_s, w.horizon_s);
-    if (end > s.start_s) expected += MeanRate(s.arrivals, s.start_s, end) * (end - s.start_s);
-  }
-  if (expected > kMaxSimulatedRequests) {
-    return InvalidArgument(fmt::format(
-        "the services expect {:.3g} requests over the horizon; at most {:.0f} M are simulated "
-        "(lower the rates or the horizon)",
-        expected, kMaxSimulatedRequests / 1e6));
-  }
   // Impossible SLOs are errors: below the solo latency at batch 1.
   for (size_t i = 0; i < w.services.size(); ++i) {
     const JobProfile& j = p.jobs_[i];

@@ -53,9 +53,6 @@ struct ClusterState {
   void Put(int gpu, GpuState state);  // replaces the GPU's state and `where`
 };
 
-// The most requests a workload's services may expect over its horizon.
-inline constexpr double kMaxSimulatedRequests = 60e6;
-
 struct PlannerOptions {
   double min_training_speed = 0.8;  // gshare's floor on co-located / alone speed
   double slo_headroom = 0.9;        // plan services to p99 <= headroom * SLO

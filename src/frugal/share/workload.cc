@@ -11,7 +11,7 @@
 namespace frugal::share {
 
 std::string DefaultAlibabaTrace() {
-  return std::string(FRUGAL_SHARED_DATA) +
+  return SharedDataDir() +
          "/traces/alibaba-gpu-v2023/openb_pod_list_default.csv";
 }
 
