@@ -106,4 +106,13 @@ expect_error 1 "at most 100 M a service are simulated" share simulate "$TMP/floo
 "$FRUGAL" share plan "$TMP/flood.json" --gpus 2 >/dev/null || fail "plan of a busy service"
 sed -e 's/"horizon_s": 7200/"horizon_s": 1e12/' -e "s|times_small.txt|$PWD/$D/times_small.txt|" $D/jobs_small.json > "$TMP/long.json"
 expect_error 1 "\$.horizon_s: above a year" share plan "$TMP/long.json" --gpus 2
+# A mechanism the GPU lacks: a named policy is an error, `all` leaves it out with a note.
+expect_error 1 "policy mig-static cannot run: T4 has no MIG" share plan $D/jobs_small.json --gpus 2 --gpu T4 --policy mig-static
+expect_error 1 "policy mps-oblivious cannot run: K80 (kepler) has no MPS SM limits" \
+  share plan $D/jobs_small.json --gpus 2 --gpu K80 --policy mps-oblivious
+"$FRUGAL" share plan $D/jobs_small.json --gpus 8 --gpu K80 --json >"$TMP/k80.json" || fail "gshare on K80"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert all(g["mechanism"]!="mps" for g in p["gpus"]), p' "$TMP/k80.json" \
+  || fail "gshare uses no MPS shares on a K80"
+expect_error 2 "--interference prices co-located jobs" \
+  share plan $D/jobs_small.json --gpus 2 --policy exclusive --interference analytic
 echo "cli_share_serving_test: ok"

@@ -36,6 +36,7 @@ struct CommonArgs {
   double training_per_hour = 9;
   double min_speed = 0.8;
   double headroom = 0.9;
+  const CLI::Option* interference_opt = nullptr;
   const CLI::Option* min_speed_opt = nullptr;  // to tell a given flag from its default
   std::vector<const CLI::Option*> mixed_opts;  // --services, --training-per-hour, --trace
   const CLI::Option* headroom_opt = nullptr;
@@ -74,7 +75,7 @@ void AddPlanning(CLI::App* c, CommonArgs* a) {
   a->headroom_opt = c->add_option("--slo-headroom", a->headroom,
                 "Plan services to predicted p99 <= this x SLO")
       ->capture_default_str()->check(NumberIn(0, 1, true));
-  c->add_option("--interference", a->interference,
+  a->interference_opt = c->add_option("--interference", a->interference,
                 "Training slowdown when time-sliced: a model from `share interference fit`, or "
                 "'analytic' (default: the bundled Gavel fit, " + DefaultInterferenceModelPath() +
                     ")");
@@ -158,13 +159,38 @@ Result<std::unique_ptr<Env>> Load(const CommonArgs& a, bool need_workload) {
 // --min-speed / --slo-headroom given for policies that never read them would
 // be silently ignored: a usage error instead.
 Status CheckTargetsApply(const CommonArgs& a, const std::vector<const SharingPolicy*>& policies) {
-  const bool given = a.min_speed_opt->count() > 0 || a.headroom_opt->count() > 0;
+  bool targets = false, co_located = false;
   for (const SharingPolicy* p : policies) {
-    if (p->uses_targets()) return Status::Ok();
+    targets = targets || p->uses_targets();
+    co_located = co_located || p->co_locates();
   }
-  if (!given) return Status::Ok();
-  return InvalidArgument(std::string(kUsagePrefix) +
-                         "--min-speed and --slo-headroom apply only to gshare and mig-static");
+  if (!targets && (a.min_speed_opt->count() > 0 || a.headroom_opt->count() > 0)) {
+    return InvalidArgument(std::string(kUsagePrefix) +
+                           "--min-speed and --slo-headroom apply only to gshare and mig-static");
+  }
+  if (!co_located && a.interference_opt->count() > 0) {
+    return InvalidArgument(std::string(kUsagePrefix) +
+                           "--interference prices co-located jobs; exclusive and mig-static "
+                           "co-locate none");
+  }
+  return Status::Ok();
+}
+
+// The policies that can run on the planner's GPU: one named that cannot is
+// an error; `all` leaves it out with a note on stderr.
+Result<std::vector<std::unique_ptr<SharingPolicy>>> RunnablePolicies(
+    const std::vector<std::string>& names, bool all, const Planner& p) {
+  std::vector<std::unique_ptr<SharingPolicy>> out;
+  for (const std::string& n : names) {
+    FRUGAL_ASSIGN_OR_RETURN(std::unique_ptr<SharingPolicy> pol, NewSharingPolicy(n));
+    if (const std::string why = pol->CannotRun(p); !why.empty()) {
+      if (!all) return InvalidArgument(fmt::format("policy {} cannot run: {}", n, why));
+      std::fprintf(stderr, "frugal: note: %s left out: %s\n", n.c_str(), why.c_str());
+      continue;
+    }
+    out.push_back(std::move(pol));
+  }
+  return out;
 }
 
 Result<Planner> MakePlanner(const CommonArgs& a, Env* e) {
@@ -214,10 +240,11 @@ int RunPlan(const PlanArgs& a) {
   if (!e.ok()) return ReportError(e.status());
   Result<Planner> p = MakePlanner(a.c, e->get());
   if (!p.ok()) return ReportError(p.status());
-  Result<std::unique_ptr<SharingPolicy>> pol = NewSharingPolicy(a.policy);
+  Result<std::vector<std::unique_ptr<SharingPolicy>>> pol =
+      RunnablePolicies({a.policy}, false, *p);
   if (!pol.ok()) return ReportError(pol.status());
-  if (Status s = CheckTargetsApply(a.c, {pol->get()}); !s.ok()) return ReportError(s);
-  SharePlan plan = PlanWorkload(*p, **pol, a.gpus);
+  if (Status s = CheckTargetsApply(a.c, {pol->front().get()}); !s.ok()) return ReportError(s);
+  SharePlan plan = PlanWorkload(*p, *pol->front(), a.gpus);
   if (a.c.json) {
     PrintJson(PlanToJson(plan));
     return 0;
@@ -299,14 +326,12 @@ int RunSimulate(const SimulateArgs& a) {
   so.seed = a.c.seed;
   so.max_gpus = a.gpus;
   if (Status s = CheckSimulatable((*e)->w); !s.ok()) return ReportError(s);
-  std::vector<std::unique_ptr<SharingPolicy>> policies;
+  Result<std::vector<std::unique_ptr<SharingPolicy>>> runnable =
+      RunnablePolicies(*names, a.policy == "all", *p);
+  if (!runnable.ok()) return ReportError(runnable.status());
+  std::vector<std::unique_ptr<SharingPolicy>> policies = std::move(*runnable);
   std::vector<const SharingPolicy*> chosen;
-  for (const std::string& n : *names) {
-    auto pol = NewSharingPolicy(n);
-    if (!pol.ok()) return ReportError(pol.status());
-    chosen.push_back(pol->get());
-    policies.push_back(std::move(*pol));
-  }
+  for (const auto& pol : policies) chosen.push_back(pol.get());
   if (Status s = CheckTargetsApply(a.c, chosen); !s.ok()) return ReportError(s);
   std::vector<SimResult> results;
   for (const auto& pol : policies) {

@@ -103,6 +103,11 @@ Result<Planner> Planner::Create(const Workload& w, const GpuSpec& gpu, CostCache
   return p;
 }
 
+bool Planner::mps_sm_shares() const {
+  const std::string& a = gpu_->architecture;
+  return gpu_->vendor == "nvidia" && a != "kepler" && a != "maxwell" && a != "pascal";
+}
+
 double Planner::gpu_mem_bytes() const { return gpu_->mem_gib * 1024.0 * 1024 * 1024; }
 
 double Planner::slot_mem_bytes(const GpuState& g, const Slot& s) const {
@@ -325,6 +330,10 @@ bool Feasible(const Planner& p, const GpuState& g, std::string* why) {
 Config MpsConfig(const Planner& p, const std::vector<int>& jobs) {
   Config c;
   c.state.mechanism = Mechanism::kMps;
+  if (!p.mps_sm_shares()) {
+    c.why = p.gpu().name + " has no MPS SM limits (Volta or newer)";
+    return c;
+  }
   double mem = 0;
   for (int j : jobs) {
     c.state.slots.push_back({j, 1, -1});

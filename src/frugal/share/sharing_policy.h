@@ -103,6 +103,9 @@ class Planner {
   const Workload& workload() const { return *w_; }
   const PlannerOptions& options() const { return o_; }
   const std::vector<MigProfile>& mig_profiles() const { return mig_; }
+  // Whether MPS can cap a client's SMs on this GPU (execution resource
+  // provisioning: Volta and newer NVIDIA GPUs).
+  bool mps_sm_shares() const;
   const JobProfile& job(int j) const { return jobs_[j]; }
   int jobs() const { return static_cast<int>(jobs_.size()); }
   double gpu_mem_bytes() const;
@@ -156,6 +159,12 @@ class SharingPolicy {
   // Whether placements honour PlannerOptions' targets (min_training_speed,
   // slo_headroom); policies that place by request alone do not.
   virtual bool uses_targets() const { return false; }
+  // Whether jobs it places can be time-sliced or share SMs, so that the
+  // slowdown model prices them; MIG slices and whole GPUs do not interfere.
+  virtual bool co_locates() const { return true; }
+  // Why the policy cannot run on the planner's GPU (its mechanism does not
+  // exist there); "" when it can.
+  virtual std::string CannotRun(const Planner& /*p*/) const { return ""; }
 };
 
 using SharingPolicyFactory = std::unique_ptr<SharingPolicy> (*)();

@@ -9,6 +9,7 @@ namespace {
 class Exclusive final : public SharingPolicy {
  public:
   const char* name() const override { return "exclusive"; }
+  bool co_locates() const override { return false; }
   PlaceResult Place(int job, ClusterState* c, const Planner&) override {
     const int g = c->FreeGpu();
     if (g < 0) return {false, fmt::format("all {} GPUs are in use", c->max_gpus)};

@@ -34,6 +34,12 @@ class MigStatic final : public SharingPolicy {
  public:
   const char* name() const override { return "mig-static"; }
   bool uses_targets() const override { return true; }
+  bool co_locates() const override { return false; }
+  std::string CannotRun(const Planner& p) const override {
+    return LayoutOf(p.mig_profiles()).empty()
+               ? p.gpu().name + " has no MIG 3g + 2g + 1g layout (MIG: A100, H100, H200)"
+               : "";
+  }
   PlaceResult Place(int job, ClusterState* c, const Planner& p) override {
     const auto& mig = p.mig_profiles();
     const std::vector<int> layout = LayoutOf(mig);

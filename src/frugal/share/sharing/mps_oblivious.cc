@@ -18,6 +18,11 @@ double Request(const Planner& p, int job) {
 class MpsOblivious final : public SharingPolicy {
  public:
   const char* name() const override { return "mps-oblivious"; }
+  std::string CannotRun(const Planner& p) const override {
+    return p.mps_sm_shares() ? ""
+                             : p.gpu().name + " (" + p.gpu().architecture +
+                                   ") has no MPS SM limits (Volta or newer)";
+  }
   PlaceResult Place(int job, ClusterState* c, const Planner& p) override {
     const double want = Request(p, job);
     for (size_t g = 0; g < c->gpus.size(); ++g) {
