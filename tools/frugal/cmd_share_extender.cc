@@ -124,10 +124,14 @@ int RunExtender(ExtenderArgs a) {
     return ReportUsage(a.given_unused_by_check[0] + " does not apply with --check (it serves nothing)");
   }
   k8s::ExtenderOptions eo;
-  auto policy = share::ParsePlacementPolicyList(a.policy);
-  if (!policy.ok()) return ReportError(policy.status().WithPrefix("--policy"));
-  if (policy->size() != 1) return ReportUsage("--policy takes one placement policy, got '" + a.policy + "'");
-  eo.policy = (*policy)[0];
+  // One policy scores a live cluster: no list, no `all`.
+  if (auto policy = share::MakePlacementPolicy(a.policy); !policy.ok()) {
+    if (a.policy.find(',') != std::string::npos || a.policy == "all") {
+      return ReportUsage("--policy takes one placement policy, got '" + a.policy + "'");
+    }
+    return ReportError(policy.status().WithPrefix("--policy"));
+  }
+  eo.policy = a.policy;
   if (a.watch && a.resync_s > 0) {
     return ReportUsage("--resync does not apply with --watch (the watch keeps the cluster current)");
   }

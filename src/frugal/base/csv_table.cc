@@ -67,6 +67,8 @@ Result<CsvTable> ParseCsvTable(std::string text, const std::string& path,
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     if (!have_header) {
+      // Spreadsheets save CSV with a UTF-8 byte-order mark: not part of the first name.
+      if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
       for (std::string_view f : Split(line)) t.header.emplace_back(f);
       have_header = true;
       for (const std::string& col : required) {
@@ -94,6 +96,10 @@ Result<int64_t> ParseIntField(const CsvTable& t, const CsvTable::Row& row, int c
   if (f.empty()) return InvalidArgument(t.Where(row.line) + "missing " + std::string(column));
   int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    return InvalidArgument(t.Where(row.line) + std::string(column) + " '" + Printable(f) +
+                           "' is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
   if (ec != std::errc() || ptr != f.data() + f.size()) {
     return InvalidArgument(t.Where(row.line) + std::string(column) + " '" + Printable(f) +
                            "' is not an integer");

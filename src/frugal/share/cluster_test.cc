@@ -80,6 +80,15 @@ TEST(PodTrace, BadRowsNameFileLineAndProblem) {
             std::string::npos);
   EXPECT_NE(PodError("p,4000,8192,1,-5,,LS,Running,0,1,0").find(":2: gpu_milli -5 is negative"),
             std::string::npos);
+  EXPECT_NE(PodError("p,4000,8192,1,500,V100M16||T4,LS,Running,0,1,0").find(":2: empty GPU model in gpu_spec"),
+            std::string::npos);
+  EXPECT_NE(PodError("p,4000,8192,1,500,,LS,Running,0,1,0\np,1000,8192,1,500,,LS,Running,0,1,0")
+                .find("pods.csv:3: pod 'p' is listed again (first on line 2)"),
+            std::string::npos);
+  EXPECT_NE(PodError("p,40000000000000000000000,8192,1,500,,LS,Running,0,1,0").find(":2: cpu_milli '4000000000000000000000"),
+            std::string::npos);
+  EXPECT_NE(PodError("p,40000000000000000000000,8192,1,500,,LS,Running,0,1,0").find("is out of range"),
+            std::string::npos);
   EXPECT_NE(PodError("p,4000,8192,1,500,,LS,Running,-3,1,0").find(":2: creation_time -3 is negative"),
             std::string::npos);
   EXPECT_NE(PodError("p,4000,8192,99999,1000,,LS,Running,0,1,0").find("num_gpu 99999 is absurd"),
@@ -127,6 +136,13 @@ TEST(NodeList, BadRowsNameFileLineAndProblem) {
   EXPECT_NE(NodeError(h + "n,1000,1000,64,T4\n").find("at most 16 GPUs per node"), std::string::npos);
   EXPECT_NE(NodeError(h + "n,-1,1000,2,T4\n").find("cpu_milli -1 is negative"), std::string::npos);
   EXPECT_NE(NodeError(h).find("nodes.csv: no nodes"), std::string::npos);
+  EXPECT_NE(NodeError(h + "n,1000,1000,2,T4\nn,1000,1000,2,T4\n").find("nodes.csv:3: node 'n' is listed again (first on line 2)"),
+            std::string::npos);
+  // A spreadsheet's byte-order mark is not part of the first column's name.
+  GpuModelTable models;
+  auto bom = ReadNodeList(Temp("bom.csv", "\xEF\xBB\xBF" + h + "n,1000,1000,2,T4\n"), &models);
+  ASSERT_TRUE(bom.ok()) << bom.status().ToString();
+  EXPECT_EQ((*bom)[0].name, "n");
 }
 
 TEST(NodeState, PlacesSharedAndWholeGpusAndTracksAffinity) {

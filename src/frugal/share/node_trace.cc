@@ -1,6 +1,8 @@
 #include "frugal/share/node_trace.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "frugal/base/csv_table.h"
 
@@ -16,10 +18,15 @@ Result<std::vector<NodeSpec>> ReadNodeList(const std::string& path, GpuModelTabl
   const int gpu = t.Column("gpu"), model = t.Column("model");
   std::vector<NodeSpec> nodes;
   nodes.reserve(t.rows.size());
+  std::unordered_map<std::string, int> line_of;  // name -> first line
   for (const CsvTable::Row& row : t.rows) {
     NodeSpec n;
     n.name = name_col >= 0 ? std::string(row.fields[name_col])
                            : "node-" + std::to_string(nodes.size());
+    if (auto [it, fresh] = line_of.emplace(n.name, row.line); !fresh) {
+      return InvalidArgument(t.Where(row.line) + "node '" + n.name.substr(0, 40) +
+                             "' is listed again (first on line " + std::to_string(it->second) + ")");
+    }
     FRUGAL_ASSIGN_OR_RETURN(n.cpu_milli, ParseIntField(t, row, cpu, "cpu_milli", 0, int64_t{1} << 40));
     FRUGAL_ASSIGN_OR_RETURN(n.memory_mib, ParseIntField(t, row, mem, "memory_mib", 0, int64_t{1} << 40));
     FRUGAL_ASSIGN_OR_RETURN(int64_t g, ParseIntField(t, row, gpu, "gpu", 0, 1 << 20));

@@ -1,6 +1,8 @@
 #include "frugal/share/pod_trace.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "frugal/base/csv_table.h"
 
@@ -40,10 +42,15 @@ Result<std::vector<PodSpec>> ReadPodTrace(const std::string& path, GpuModelTable
   const int scheduled = t.Column("scheduled_time");
   std::vector<PodSpec> pods;
   pods.reserve(t.rows.size());
+  std::unordered_map<std::string, int> line_of;  // name -> first line
   for (const CsvTable::Row& row : t.rows) {
     PodSpec p;
     p.name = std::string(row.fields[name]);
     if (p.name.empty()) return InvalidArgument(t.Where(row.line) + "missing name");
+    if (auto [it, fresh] = line_of.emplace(p.name, row.line); !fresh) {
+      return InvalidArgument(t.Where(row.line) + "pod '" + p.name.substr(0, 40) +
+                             "' is listed again (first on line " + std::to_string(it->second) + ")");
+    }
     FRUGAL_ASSIGN_OR_RETURN(p.cpu_milli, ParseIntField(t, row, cpu, "cpu_milli", 0, int64_t{1} << 40));
     FRUGAL_ASSIGN_OR_RETURN(p.memory_mib, ParseIntField(t, row, mem, "memory_mib", 0, int64_t{1} << 40));
     FRUGAL_ASSIGN_OR_RETURN(int64_t n, ParseIntField(t, row, num, "num_gpu", 0, int64_t{1} << 40));
@@ -71,16 +78,18 @@ Result<std::vector<PodSpec>> ReadPodTrace(const std::string& path, GpuModelTable
       while (true) {
         const size_t bar = rest.find('|');
         const std::string_view model = rest.substr(0, bar);
-        if (!model.empty()) {
-          if (std::find(options.known_models.begin(), options.known_models.end(), model) ==
-              options.known_models.end()) {
-            return InvalidArgument(t.Where(row.line) + "unknown GPU model '" +
-                                   std::string(model.substr(0, 40)) + "' in gpu_spec");
-          }
-          auto id = models->Intern(model);
-          if (!id.ok()) return InvalidArgument(t.Where(row.line) + id.status().message());
-          p.models |= ModelMask{1} << *id;
+        if (model.empty()) {
+          return InvalidArgument(t.Where(row.line) + "empty GPU model in gpu_spec '" +
+                                 std::string(row.fields[spec].substr(0, 40)) + "'");
         }
+        if (std::find(options.known_models.begin(), options.known_models.end(), model) ==
+            options.known_models.end()) {
+          return InvalidArgument(t.Where(row.line) + "unknown GPU model '" +
+                                 std::string(model.substr(0, 40)) + "' in gpu_spec");
+        }
+        auto id = models->Intern(model);
+        if (!id.ok()) return InvalidArgument(t.Where(row.line) + id.status().message());
+        p.models |= ModelMask{1} << *id;
         if (bar == std::string_view::npos) break;
         rest.remove_prefix(bar + 1);
       }
