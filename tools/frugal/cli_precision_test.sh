@@ -85,4 +85,22 @@ PY
 # share prices its jobs in fp32 and says so.
 expect_error 1 "--precision amp-fp16: share prices every job's model in fp32" \
   share plan testdata/share/jobs_small.json --gpus 4 --precision amp-fp16
+# A graph whose dtypes are half already (converted here; an ONNX model exported in half
+# alike) keeps its precision: priced and labelled fp16, MFU against the fp16 peak; another
+# --precision would need converting its tensors and is an error.
+"$FRUGAL" graph convert $R "$TMP/r16.json" --batch 8 --precision fp16 2>/dev/null || fail "convert fp16"
+"$FRUGAL" predict "$TMP/r16.json" --gpu A100-SXM4-80GB --infer $P --json >"$TMP/p16.json" 2>"$TMP/p16.err" ||
+  fail "predict a half graph"
+grep -qF "precision fp16 from the model's own dtypes" "$TMP/p16.err" || fail "no note: $(cat "$TMP/p16.err")"
+"$FRUGAL" predict $R --batch 8 --precision fp16 --gpu A100-SXM4-80GB --infer $P --json >"$TMP/q16.json" ||
+  fail "predict --precision fp16"
+python3 - "$TMP" <<'PY' || fail "a half graph prices as --precision fp16"
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/{n}.json")) for n in ("p16", "q16"))
+assert a["precision"] == b["precision"] == "fp16", (a["precision"], b["precision"])
+assert abs(a["iteration_ms"] - b["iteration_ms"]) < 1e-6 * b["iteration_ms"], (a["iteration_ms"], b["iteration_ms"])
+assert abs(a["mfu"] - b["mfu"]) < 1e-6, (a["mfu"], b["mfu"])
+PY
+expect_error 1 "--precision fp32: the model's tensors are fp16 already" \
+  predict "$TMP/r16.json" --gpu A100-SXM4-80GB --infer --precision fp32
 echo "cli_precision_test: ok"

@@ -84,10 +84,11 @@ Result<OpGraph> LoadGraph(const GraphArgs& a, OpGraph* forward, TrainingOptions*
                           a.model, *a.batch));
   }
   std::vector<std::string> notes;
-  FRUGAL_ASSIGN_OR_RETURN(*precision, ResolvePrecision(a.precision, forward->source_format,
-                                                       contents, a.train, &notes));
+  bool native = false;
+  FRUGAL_ASSIGN_OR_RETURN(*precision, ResolvePrecision(a.precision, a.model, forward->source_format,
+                                                       contents, *forward, a.train, &notes, &native));
   PrintNotes(notes);
-  if (*precision != Precision::kFp32) {
+  if (*precision != Precision::kFp32 && !native) {
     if (forward->IsTraining()) {
       return InvalidArgument(a.model + ": --precision " + PrecisionName(*precision) +
                              ": the file holds a training graph with its own dtypes");

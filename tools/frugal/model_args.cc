@@ -106,16 +106,35 @@ void AddPrecisionOption(CLI::App* cmd, std::string* precision) {
                   "HF config's torch_dtype, else fp32");
 }
 
-Result<Precision> ResolvePrecision(const std::string& flag, const std::string& format,
-                                   const std::string& contents, bool training,
-                                   std::vector<std::string>* notes) {
+Result<Precision> ResolvePrecision(const std::string& flag, const std::string& path,
+                                   const std::string& format,
+                                   const std::string& contents, const OpGraph& graph,
+                                   bool training, std::vector<std::string>* notes,
+                                   bool* native) {
+  *native = false;
   Precision p = Precision::kFp32;
-  if (!flag.empty()) {
-    if (!ParsePrecision(flag, &p)) {
-      return Usage("unknown --precision '" + flag + "' (expected " + PrecisionList() + ")");
-    }
-    return p;
+  if (!flag.empty() && !ParsePrecision(flag, &p)) {
+    return Usage("unknown --precision '" + flag + "' (expected " + PrecisionList() + ")");
   }
+  if (format != "hf") {
+    Result<Precision> graph_precision = GraphPrecision(graph);
+    if (!graph_precision.ok()) return graph_precision.status().WithPrefix(path);
+    const Precision own = *graph_precision;
+    if (own != Precision::kFp32) {
+      if (!flag.empty() && p != own) {
+        return InvalidArgument(fmt::format(
+            "{}: --precision {}: the model's tensors are {} already (exported or converted so); "
+            "give the fp32 model to price another precision",
+            path, flag, PrecisionName(own)));
+      }
+      *native = true;
+      if (flag.empty()) {
+        notes->push_back(fmt::format("precision {} from the model's own dtypes", PrecisionName(own)));
+      }
+      return own;
+    }
+  }
+  if (!flag.empty()) return p;
   if (format != "hf") return p;
   const nlohmann::json j = nlohmann::json::parse(contents, nullptr, false);
   if (!j.is_object() || !j.contains("torch_dtype") || !j["torch_dtype"].is_string()) return p;
@@ -226,9 +245,10 @@ Result<LoadedStep> LoadStep(const ModelArgs& a, const StepRequest& request) {
   }
   // The mode.
   s.training = a.train || (!a.infer && (request.train_by_default || g.IsTraining()));
-  FRUGAL_ASSIGN_OR_RETURN(s.precision,
-                          ResolvePrecision(a.precision, s.format, contents, s.training, &s.notes));
-  if (s.precision != Precision::kFp32) {
+  bool native = false;
+  FRUGAL_ASSIGN_OR_RETURN(s.precision, ResolvePrecision(a.precision, path, s.format, contents, g,
+                                                        s.training, &s.notes, &native));
+  if (s.precision != Precision::kFp32 && !native) {
     if (g.IsTraining()) {
       return InvalidArgument(fmt::format(
           "{}: --precision {}: the file holds a training graph with its own dtypes; give the "

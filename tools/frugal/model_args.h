@@ -103,12 +103,18 @@ struct LoadedStep {
 // --precision and its check (also used by `graph show|convert`).
 void AddPrecisionOption(CLI::App* cmd, std::string* precision);
 
-// The precision of a model: `flag` when given; else an HF config's
-// torch_dtype (float16 / bfloat16: amp-* for training, the pure half type
-// for inference), with a note; else fp32.
-Result<Precision> ResolvePrecision(const std::string& flag, const std::string& format,
-                                   const std::string& contents, bool training,
-                                   std::vector<std::string>* notes);
+// The precision of a model. An ONNX or frugal graph whose own dtypes are
+// half (GraphPrecision) has that precision, with a note; a --precision other
+// than it is an error (its tensors would need converting), and *native is
+// set: the graph needs no ApplyPrecision. Otherwise `flag` when given; else
+// an HF config's torch_dtype (float16 / bfloat16: amp-* for training, the
+// pure half type for inference), with a note; else fp32.
+// Errors about the model name `path`.
+Result<Precision> ResolvePrecision(const std::string& flag, const std::string& path,
+                                   const std::string& format,
+                                   const std::string& contents, const OpGraph& graph,
+                                   bool training, std::vector<std::string>* notes,
+                                   bool* native);
 
 // Prints each note on stderr ("note: ...").
 void PrintNotes(const std::vector<std::string>& notes);

@@ -197,7 +197,9 @@ int RunPredictGenerate(const ModelArgs& m, const GenerateArgs& g, const Generate
   // the pure half type), else fp32.
   std::vector<std::string> notes;
   if (!note.empty()) notes.push_back(note);
-  Result<Precision> prec = ResolvePrecision(m.precision, "hf", *contents, false, &notes);
+  bool native = false;  // an HF config has no dtypes of its own
+  Result<Precision> prec = ResolvePrecision(m.precision, m.model, "hf", *contents, OpGraph{}, false, &notes,
+                                            &native);
   if (!prec.ok()) return ReportError(prec.status());
   std::string prec_note;
   if (Status st = CheckPrecisionSupported(**gpu, *prec, &prec_note); !st.ok()) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -227,6 +228,35 @@ std::optional<double> PeakTflops(const GpuSpec& gpu, Precision p) {
     case Precision::kAmpBf16: tc = gpu.bf16_tensor_tflops; break;
   }
   return tc ? tc : gpu.fp32_tflops;
+}
+
+Result<Precision> GraphPrecision(const OpGraph& g) {
+  std::set<DType> math, params, all;
+  for (const Op& op : g.ops) {
+    const bool gemm = RunsOnTensorCores(op.kind);
+    for (const auto* side : {&op.inputs, &op.outputs}) {
+      for (const TensorInfo& t : *side) {
+        if (!IsFloatDType(t.dtype)) continue;
+        all.insert(t.dtype);
+        if (t.role == TensorRole::kParameter) params.insert(t.dtype);
+        if (gemm && t.role == TensorRole::kActivation) math.insert(t.dtype);
+      }
+    }
+  }
+  const std::set<DType>& judged = math.empty() ? all : math;
+  if (judged.count(DType::kFloat64)) {
+    return InvalidArgument(
+        "the model computes in float64; frugal prices fp32, tf32, fp16 and bf16 (export it in "
+        "float32)");
+  }
+  const bool fp16 = judged.count(DType::kFloat16) > 0, bf16 = judged.count(DType::kBFloat16) > 0;
+  if (fp16 && bf16) return InvalidArgument("the model mixes float16 and bfloat16 math");
+  if (!fp16 && !bf16) return Precision::kFp32;
+  const DType half = fp16 ? DType::kFloat16 : DType::kBFloat16;
+  const bool pure = params.empty() ? !judged.count(DType::kFloat32)
+                                   : params.size() == 1 && params.count(half);
+  if (fp16) return pure ? Precision::kFp16 : Precision::kAmpFp16;
+  return pure ? Precision::kBf16 : Precision::kAmpBf16;
 }
 
 }  // namespace frugal

@@ -62,6 +62,14 @@ Status CheckPrecisionSupported(const GpuSpec& gpu, Precision p, std::string* not
 // has one, else its FP32 peak; nullopt without either.
 std::optional<double> PeakTflops(const GpuSpec& gpu, Precision p);
 
+// The precision a graph's own dtypes describe (an ONNX model exported in
+// half, a graph converted with --precision): its GEMMs / convs in fp16 or
+// bf16 with parameters of that type -> fp16 / bf16, with fp32 parameters ->
+// amp-fp16 / amp-bf16; else fp32 (TF32 leaves no trace in dtypes). A graph
+// without GEMMs is judged by all its float tensors. InvalidArgument for
+// float64 math (no catalog figure prices it) or fp16 mixed with bf16.
+Result<Precision> GraphPrecision(const OpGraph& g);
+
 // The default precision for an HF config's torch_dtype ("float16",
 // "bfloat16", "float32"); nullopt for an absent or other value. Training
 // maps a half dtype to autocast (amp-fp16 / amp-bf16, what HF Trainer's

@@ -141,6 +141,26 @@ TEST(Precision, RefusesMeasuredAndTrainingGraphs) {
   EXPECT_FALSE(ApplyPrecision(*t, Precision::kBf16).ok());
 }
 
+// A graph's own dtypes name its precision: what ApplyPrecision wrote reads
+// back as the same precision (an ONNX model exported in half, a converted
+// graph), so its MFU is taken against the right peak.
+TEST(Precision, GraphPrecisionReadsTheDtypesBack) {
+  const OpGraph g = TinyConvNet(2);
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kAmpFp16,
+                      Precision::kAmpBf16}) {
+    Result<Precision> got = GraphPrecision(Apply(g, p));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, p) << PrecisionName(p);
+  }
+  OpGraph d = g;
+  for (Op& op : d.ops) {
+    for (auto& t : op.inputs) t.dtype = IsFloatDType(t.dtype) ? DType::kFloat64 : t.dtype;
+  }
+  Result<Precision> f64 = GraphPrecision(d);
+  ASSERT_FALSE(f64.ok());
+  EXPECT_NE(f64.status().message().find("float64"), std::string::npos);
+}
+
 int64_t Params(const OpGraph& g) { return TotalParameters(g); }
 
 TEST(PrecisionMemory, AmpAdamIsSixteenBytesPerParameterWithHalfActivations) {
