@@ -9,6 +9,9 @@ G="--gpu A100-SXM4-80GB --batch 4 --seq 512"
 
 # Bad plans: one line naming the flag and the reason.
 expect_error 1 "--tp 3: 3 GPUs do not divide" predict $L $G $P --tp 3
+# A degree so high that the block layers would stay whole is an error, not a "TP" step that splits nothing.
+expect_error 1 "--tp 64: h.0.attn.c_attn has 3072 output features: at 64 GPUs each would hold fewer than 64" \
+  predict models/hf/gpt2_med.json --gpu A100-SXM4-80GB --batch 8 --seq 512 $P --tp 64
 expect_error 1 "--pp 40: 40 pipeline stages need at least 40 layers; 'llama2_7b' has 32" predict $L $G $P --pp 40
 expect_error 1 "--microbatches 3 does not divide --batch 4" predict $L $G $P --microbatches 3
 expect_error 1 "--zero 1 shards state across data-parallel replicas" predict $L $G $P --zero 1

@@ -282,6 +282,14 @@ class Sharder {
     // Outside the blocks only the LM head splits (vocab-parallel, with the
     // embedding); pooler, projection and classifier layers stay whole.
     const bool lm_head = tied_split || (vocab_rows_ > 0 && n == vocab_rows_);
+    if (in_block && n >= kMinSplitFeaturesPerGpu && n < kMinSplitFeaturesPerGpu * tp_) {
+      // A block layer that splits at a lower degree: replicating it at this
+      // one would price a "TP" step that splits nothing of the blocks.
+      return InvalidArgument(fmt::format(
+          "{} has {} output features: at {} GPUs each would hold fewer than {}, the least a "
+          "split keeps; lower --tp",
+          op.name, n, tp_, kMinSplitFeaturesPerGpu));
+    }
     if (n < kMinSplitFeaturesPerGpu * tp_ || (!in_block && !lm_head)) {
       ++out_.replicated_linears;
       MarkOutputs(op, -1);
