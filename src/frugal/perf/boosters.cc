@@ -4,6 +4,7 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <string_view>
 
@@ -405,8 +406,11 @@ double LatencyFloors::Own(PerfOp op, const std::string& gpu) const {
 
 double LatencyFloors::For(PerfOp op, const std::string& gpu) const {
   const double own = Own(op, gpu);
-  if (!IsScalarOperandPerfOp(op) || !Has(BinaryFormOf(op))) return own;
-  return std::min(own, Own(BinaryFormOf(op), gpu));
+  std::optional<PerfOp> kin;
+  if (IsScalarOperandPerfOp(op)) kin = BinaryFormOf(op);
+  if (op == PerfOp::kConv) kin = PerfOp::kLinear;
+  if (!kin || !Has(*kin)) return own;
+  return std::min(own, Own(*kin, gpu));
 }
 
 nlohmann::json LatencyFloors::ToJson() const {

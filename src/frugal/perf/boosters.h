@@ -65,6 +65,11 @@ class OpBoosters {
 // its measurements start at 12 M elements and never reach launch-bound sizes
 // (the 2nd percentile of mulu on A100 is 115 us, a bandwidth-bound time,
 // where mul's is 26 us), and both run PyTorch's same elementwise kernel.
+// Likewise a conv takes at most the linear layer's floor: the smallest conv
+// measured is 5 MFLOP (63 us on A100 against 26 us for a launch-bound GEMM),
+// so its 2nd percentile (147 us on A100, a median of 257 us for GPUs without
+// conv data) is work, not launch overhead; both are implicit or explicit
+// GEMM kernels with the same launch path.
 // GPUs the floors were not measured on get the median over the measured ones.
 class LatencyFloors {
  public:
