@@ -468,7 +468,7 @@ void SetupPerf(CLI::App& sub, int* exit_code) {
   query->add_option("--gpu", args->gpu, "GPU name or alias")->required();
   query->add_option(
       "--perf-model", args->perf_model,
-      "Model file, or roofline|ceer|learned|efficiency|efficiency (default: data/perf/efficiency.ubj)");
+      "Model file, or roofline|ceer|learned|efficiency (default: efficiency, data/perf/efficiency.ubj)");
   query->add_option("--catalog", args->catalog,
                     "GPU catalog (default: data/catalog)");
   query->add_flag("--json", args->json, "JSON output");

@@ -374,7 +374,7 @@ void SetupPlace(CLI::App& sub, int* exit_code) {
                                   "without measured times");
   sub.add_option("--perf-model", a->model.perf_model,
                  "Op-time model for --gpu: a file from `perf train`, or roofline / ceer / "
-                 "learned (default: the bundled learned model)");
+                 "learned / efficiency (default: the bundled efficiency model)");
   sub.add_option("--time-limit", a->time_limit_s,
                  "Seconds for the whole run: bounds, every method, pesto's MIP and refinement")
       ->capture_default_str()

@@ -159,8 +159,8 @@ void AddModelArgs(CLI::App* cmd, ModelArgs* a) {
                 "normalisation and copy ops between GEMMs run as one kernel each");
   cmd->add_option("--catalog", a->catalog, "Catalog folder or JSON file (default: bundled)");
   cmd->add_option("--perf-model", a->perf_model,
-                  "Op-time model: a file from `perf train`, or roofline / ceer / learned "
-                  "(default: the bundled learned model)");
+                  "Op-time model: a file from `perf train`, or roofline / ceer / learned / "
+                  "efficiency (default: the bundled efficiency model)");
   cmd->add_flag("--json", a->json, "Machine-readable output");
 }
 

@@ -138,15 +138,16 @@ class CeerModel final : public OpTimeModel {
 
  private:
   std::string MissingMessage(const std::string& gpu, PerfOp op) const {
+    // The GPUs with this op's measurements (conv was timed on an A100 other
+    // than the one the other ops were).
     std::vector<std::string> gpus;
     for (const auto& [key, f] : fits_) {
-      if (gpus.empty() || gpus.back() != key.first) gpus.push_back(key.first);
+      if (key.second == op) gpus.push_back(key.first);
     }
     return fmt::format(
-        "ceer has no {} measurements for GPU {} (it only prices the GPUs it "
-        "was "
-        "trained on: {}); use the learned or roofline model",
-        PerfOpName(op), gpu, fmt::join(gpus, ", "));
+        "ceer has no {} measurements for GPU {} (it prices {} on the GPUs it was trained on for "
+        "it: {}); use the efficiency, learned or roofline model",
+        PerfOpName(op), gpu, PerfOpName(op), fmt::join(gpus, ", "));
   }
 
   std::map<std::pair<std::string, PerfOp>, Fit> fits_;
