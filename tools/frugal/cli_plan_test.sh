@@ -13,6 +13,11 @@ expect_error 1 "--tp 3: 3 GPUs do not divide" predict $L $G $P --tp 3
 expect_error 1 "--tp 64: h.0.attn.c_attn has 3072 output features: at 64 GPUs each would hold fewer than 64" \
   predict models/hf/gpt2_med.json --gpu A100-SXM4-80GB --batch 8 --seq 512 $P --tp 64
 expect_error 1 "--pp 40: 40 pipeline stages need at least 40 layers; 'llama2_7b' has 32" predict $L $G $P --pp 40
+# Checkpointing that saves nothing is an error, not a plan priced as if it had.
+expect_error 1 "full checkpointing saves no memory on 'vgg16'" \
+  predict models/vgg16.onnx --gpu A100-SXM4-80GB --batch 64 --perf-model roofline --checkpointing full
+expect_error 1 "selective checkpointing recomputes attention scores; 'resnet50' has none" \
+  predict models/resnet50.onnx --gpu A100-SXM4-80GB --batch 64 --perf-model roofline --checkpointing selective
 expect_error 1 "--microbatches 3 does not divide --batch 4" predict $L $G $P --microbatches 3
 expect_error 1 "--zero 1 shards state across data-parallel replicas" predict $L $G $P --zero 1
 expect_error 1 "--fsdp shards state across data-parallel replicas" predict $L $G $P --fsdp

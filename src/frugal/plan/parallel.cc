@@ -227,6 +227,24 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
                                        plan.pp, plan.pp, pr.name, nb));
   }
   const auto& seg = pr.segments;
+  // Checkpointing that recomputes nothing is an error, not a plan priced
+  // as if it had: full checkpoints the blocks whose kept inputs are smaller
+  // than what they save (a block as large as its input saves nothing);
+  // selective needs attention scores.
+  auto saves = [&](int k) { return seg[k].input_bytes < seg[k].activations; };
+  if (training && plan.checkpointing == Checkpointing::kFull && nb == 0) {
+    return InvalidArgument(fmt::format(
+        "full checkpointing recomputes repeated blocks (layers); '{}' has none", pr.name));
+  }
+  if (training && plan.checkpointing == Checkpointing::kSelective) {
+    bool any = false;
+    for (int k = 1; k <= nb; ++k) any = any || seg[k].score_activations > 0;
+    if (!any) {
+      return InvalidArgument(fmt::format(
+          "selective checkpointing recomputes attention scores; '{}' has none in its blocks",
+          pr.name));
+    }
+  }
   // Stages: contiguous blocks; segment 0 joins the first, B+1 the last.
   std::vector<double> block_cost(std::max(nb, 1), 0);
   for (int b = 0; b < nb; ++b) block_cost[b] = seg[b + 1].forward_ms + seg[b + 1].backward_ms;
@@ -269,12 +287,13 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
   const bool full = training && plan.checkpointing == Checkpointing::kFull;
   const bool selective = training && plan.checkpointing == Checkpointing::kSelective;
   double max_c = 0, sum_c = 0;
+  bool full_saves = false;  // on some stage, full checkpointing holds less
   std::vector<double> params(plan.pp, 0);
   for (int s = 0; s < plan.pp; ++s) {
     StageCost& st = r.stages[s];
     st.first_block = first_seg[s] == 0 ? 0 : first_seg[s] - 1;
     st.last_block = std::min(last_seg[s], nb) - 1;
-    double act = 0, opt = 0, peak_block = 0;
+    double act = 0, opt = 0, peak_block = 0, act_kept_all = 0;
     int64_t largest_block_params = 0;
     for (int k = first_seg[s]; k <= last_seg[s]; ++k) {
       const StepProfile::Segment& sg = seg[k];
@@ -286,9 +305,10 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
       params[s] += sg.params;
       opt += sg.optimizer_bytes;
       act += sg.activations;
+      act_kept_all += sg.activations;
       if (block) {
         largest_block_params = std::max(largest_block_params, static_cast<int64_t>(sg.params));
-        if (full) {
+        if (full && saves(k)) {
           st.recompute_ms += sg.forward_ms;
           act += sg.input_bytes - sg.activations;
           peak_block = std::max(peak_block, sg.activations);
@@ -302,7 +322,7 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
         const double ring = 1e3 * tp_factor * sg.tp_all_reduce_bytes / (tp_links.intra_gbps * 1e9) +
                             1e-3 * sg.tp_all_reduces * 2.0 * (plan.tp - 1) *
                                 tp_links.step_latency_us;
-        st.tp_comm_ms += ring * ((training ? 2 : 1) + (full && block ? 1 : 0));
+        st.tp_comm_ms += ring * ((training ? 2 : 1) + (full && block && saves(k) ? 1 : 0));
       }
     }
     if (s + 1 < plan.pp) {
@@ -314,6 +334,7 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
     // 1F1B: stage s holds min(PP - s, n) micro-batches' activations.
     const int in_flight = training ? std::min(plan.pp - s, n) : 1;
     st.memory.activations = static_cast<int64_t>(std::max(0.0, act) * in_flight + peak_block);
+    full_saves = full_saves || std::max(0.0, act) * in_flight + peak_block < act_kept_all * in_flight;
     const int64_t p = static_cast<int64_t>(params[s]);
     st.memory.params = plan.zero >= 3 ? Shard(p, plan.dp) : p;
     st.memory.grads = !training ? 0 : plan.zero >= 2 ? Shard(p, plan.dp) : p;
@@ -329,6 +350,13 @@ Result<PlanPrediction> PricePlan(const StepProfile& pr, const GpuSpec& gpu,
     const double c = st.MicroBatchMs();
     max_c = std::max(max_c, c);
     sum_c += c;
+  }
+  if (full && !full_saves) {
+    // One checkpointed block recomputes as much as it dropped, plus its kept input.
+    return InvalidArgument(fmt::format(
+        "full checkpointing saves no memory on '{}': its blocks keep inputs about as large as what "
+        "recomputing them drops",
+        pr.name));
   }
   const double pipeline_ms = sum_c + (n - 1) * max_c;
   r.compute_ms = n * max_c;
