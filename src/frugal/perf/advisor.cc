@@ -86,9 +86,9 @@ void Recommend(const AdviseOptions& o, Advice& a) {
     const int fastest = Best(cs, [](const ConfigResult&) { return true; }, Faster);
     const int cheapest = Best(cs, [](const ConfigResult&) { return true; }, Cheaper);
     a.reason = "no configuration meets";
-    if (o.deadline_hours) a.reason += fmt::format(" the deadline of {:.2f} h", *o.deadline_hours);
+    if (o.deadline_hours) a.reason += fmt::format(" the deadline of {:.3g} h", *o.deadline_hours);
     if (o.deadline_hours && o.budget_usd) a.reason += " and";
-    if (o.budget_usd) a.reason += fmt::format(" the budget of ${:.2f}", *o.budget_usd);
+    if (o.budget_usd) a.reason += fmt::format(" the budget of ${:.6g}", *o.budget_usd);
     if (fastest >= 0) a.reason += "; fastest: " + Describe(cs[fastest]);
     if (cheapest >= 0) a.reason += "; cheapest: " + Describe(cs[cheapest]);
   }
