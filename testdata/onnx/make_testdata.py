@@ -36,6 +36,8 @@ tied_linear.onnx  ids [batch, 5] -> Gather(emb [100, 16]) -> MatMul with
                 training-mode export without constant folding writes them.
 dead_graph.onnx  its output is its input: the one node (a Relu) is dead.
 unproduced_output.onnx  a graph output nothing produces.
+layernorm_seq.onnx  input [batch, seq, 8], LayerNormalization over the last
+                two dims with a [4, 8] scale: only --dim seq=4 fits it.
 """
 
 import os
@@ -327,6 +329,17 @@ def dead_graphs():
     save(helper.make_graph(relu, "unproduced_output", [x], [z]), "unproduced_output.onnx")
 
 
+def layernorm_seq():
+    graph = helper.make_graph(
+        [helper.make_node("LayerNormalization", ["x", "ln.weight", "ln.bias"], ["y"], name="ln",
+                          axis=1)],
+        "layernorm_seq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", 8])],
+        initializer=[stripped("ln.weight", [4, 8]), stripped("ln.bias", [4, 8])])
+    save(graph, "layernorm_seq.onnx", [helper.make_opsetid("", 17)])
+
+
 if __name__ == "__main__":
     mixed()
     dynamic_seq()
@@ -340,3 +353,4 @@ if __name__ == "__main__":
     bad_attributes()
     tied_linear()
     dead_graphs()
+    layernorm_seq()

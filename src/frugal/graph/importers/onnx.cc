@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "frugal/base/file_io.h"
 #include "frugal/graph/einsum.h"
 #include "frugal/graph/importers/importers.h"
@@ -108,6 +110,44 @@ Status CheckSize(const std::vector<int64_t>& shape, const std::string& where) {
   if (elems * 8 > kMaxSaneBytes) {
     return InvalidArgument(where + " has an absurd shape " +
                            ShapeString(shape));
+  }
+  return Status::Ok();
+}
+
+// A normalization's weights must fit the input as resized (--batch, --dim):
+// ONNX's shape inference does not compare them, so a symbolic dim set to a
+// value the weights were not built for would import and be priced.
+Status CheckNormalizationWeights(const OpGraph& g, const std::string& path) {
+  for (const Op& op : g.ops) {
+    if (op.inputs.size() < 2 || op.inputs[0].role != TensorRole::kActivation) continue;
+    const std::vector<int64_t>& x = op.inputs[0].shape;
+    const int rank = static_cast<int>(x.size());
+    std::vector<int64_t> want;  // the dims the scale covers
+    if (op.kind == OpKind::kLayerNorm) {
+      int64_t axis = op.attrs.GetInt("axis", -1);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) continue;
+      want.assign(x.begin() + axis, x.end());
+    } else if (op.kind == OpKind::kBatchNorm || op.kind == OpKind::kInstanceNorm) {
+      if (rank < 2) continue;
+      want = {x[1]};
+    } else {
+      continue;
+    }
+    const TensorInfo& scale = op.inputs[1];
+    if (scale.role != TensorRole::kParameter && scale.role != TensorRole::kBuffer) continue;
+    const std::vector<int64_t>& s = scale.shape;
+    bool fits = s.size() <= want.size();
+    for (size_t k = 0; fits && k < s.size(); ++k) {
+      const int64_t a = s[s.size() - 1 - k], b = want[want.size() - 1 - k];
+      fits = a == b || a == 1;
+    }
+    if (!fits) {
+      return InvalidArgument(fmt::format(
+          "{}: {} ({}): its scale {} does not fit the dims {} it normalizes (input {}); check "
+          "--batch / --dim",
+          path, op.name, OpKindName(op.kind), ShapeString(s), ShapeString(want), ShapeString(x)));
+    }
   }
   return Status::Ok();
 }
@@ -210,6 +250,7 @@ class OnnxGraphBuilder {
       g.AddOp(std::move(op));
     }
     AddEdges(&g);
+    FRUGAL_RETURN_IF_ERROR(CheckNormalizationWeights(g, path_));
     Status costs = FinalizeForwardCosts(g);
     if (!costs.ok()) return costs.WithPrefix(path_);
     return g;

@@ -218,6 +218,15 @@ TEST(OnnxImporter, NamedDimsSetSymbolicDims) {
   EXPECT_EQ(g->ops[0].outputs[0].shape, (std::vector<int64_t>{3, 7, 8}));
 }
 
+// A symbolic dim set to a value the weights were not built for is an error
+// naming the op, not a model priced at a size it cannot run at.
+TEST(OnnxImporter, NormalizationWeightsMustFitTheResizedInput) {
+  Result<OpGraph> ok = Import("testdata/onnx/layernorm_seq.onnx", 2, {{"seq", 4}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ExpectError(Import("testdata/onnx/layernorm_seq.onnx", 2, {{"seq", 5}}),
+              {"layernorm_seq.onnx", "ln (layernorm)", "scale [4, 8]", "dims [5, 8]", "--dim"});
+}
+
 TEST(OnnxImporter, UnknownDimNameIsAnError) {
   ExpectError(Import("testdata/onnx/dynamic_seq.onnx", 1, {{"seq", 4}, {"heigth", 2}}),
               {"--dim heigth=2", "no symbolic dim 'heigth'", "batch, seq"});
