@@ -62,7 +62,8 @@ json_get "$TMP/q.json" 'd["time_ms"] > 0' | grep -q True || fail "query: time_ms
 expect_error 1 "ceer has no linear measurements for GPU H100-SXM5-80GB" \
   perf query linear m=512 n=512 k=512 --gpu H100 --perf-model "$TMP/ceer.json"
 expect_error 1 "bad dimension 'q=3'" perf query linear q=3 --gpu T4 --perf-model roofline
-expect_error 1 "m must be >= 1" perf query linear n=3 k=4 --gpu T4 --perf-model roofline
+expect_error 1 "linear: dimension 'm' is required (its dims: b m n k)" perf query linear n=3 k=4 --gpu T4 --perf-model roofline
+expect_error 1 "m must be >= 1" perf query linear m=0 n=3 k=4 --gpu T4 --perf-model roofline
 expect_error 1 "unknown op 'exp'" perf query exp h=3 --gpu T4 --perf-model roofline
 expect_error 1 "dimension 'm=9223372036854775807' is over 16777216 (2^24)" perf query linear m=9223372036854775807 n=1 k=1 --gpu T4 --perf-model roofline
 expect_error 1 "dimension 'm' given twice" perf query linear m=1 m=2 n=1 k=1 --gpu T4 --perf-model roofline

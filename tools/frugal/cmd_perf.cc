@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -321,6 +322,14 @@ Result<OpShape> ParseShape(const std::string& op_name,
     }
     if (!seen.insert(it->first).second) {
       return InvalidArgument(fmt::format("dimension '{}' given twice", it->first));
+    }
+  }
+  // b, stride and padding have defaults (1, 1, 0); the sizes do not.
+  std::istringstream names(used);
+  for (std::string d; names >> d;) {
+    if (d != "b" && d != "stride" && d != "padding" && !seen.count(d)) {
+      return InvalidArgument(
+          fmt::format("{}: dimension '{}' is required (its dims: {})", op_name, d, used));
     }
   }
   FRUGAL_RETURN_IF_ERROR(s.Validate());
