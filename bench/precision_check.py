@@ -14,17 +14,13 @@ img/s and their APE, and per GPU the predicted and published speed-up.
 
 Usage (from the repository root): bench/precision_check.py [BUILD_DIR] [PERF_MODEL]
 """
-import json
-import os
 import statistics
-import subprocess
 import sys
 
-build = sys.argv[1] if len(sys.argv) > 1 else "build"
-perf = sys.argv[2] if len(sys.argv) > 2 else ""
-frugal = os.path.join(build, "tools", "frugal", "frugal")
-SOURCE = ("https://github.com/NVIDIA/DeepLearningExamples/blob/master/PyTorch/Classification/"
-          "ConvNets/resnet50v1.5/README.md#training-performance-results")
+from resnet50_dle import README, predictor, write_result
+
+predict = predictor()
+SOURCE = README + "#training-performance-results"
 
 # (gpu, precision, batch, published img/s)
 TABLE = [
@@ -36,12 +32,7 @@ TABLE = [
 
 rows = []
 for gpu, precision, batch, published in TABLE:
-    cmd = [frugal, "predict", "models/resnet50.onnx", "--gpu", gpu, "--batch", str(batch),
-           "--optimizer", "momentum", "--precision", precision, "--json"]
-    if perf:
-        cmd += ["--perf-model", perf]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    p = json.loads(r.stdout)
+    p = predict(gpu, batch, "--optimizer", "momentum", "--precision", precision)
     ips = batch * 1000.0 / p["iteration_ms"]
     rows.append({"model": "resnet50", "gpu": gpu, "precision": precision, "batch": batch,
                  "perf_model": p["perf_model"], "iteration_ms": p["iteration_ms"],
@@ -62,10 +53,7 @@ out = {"source": SOURCE, "command": " ".join(["bench/precision_check.py"] + sys.
        "rows": rows, "speedups": speedups,
        "median_throughput_ape": statistics.median(r["ape"] for r in rows),
        "median_speedup_ape": statistics.median(s["ape"] for s in speedups)}
-os.makedirs("bench/results", exist_ok=True)
-with open("bench/results/precision_check.json", "w") as f:
-    json.dump(out, f, indent=1, sort_keys=True)
-    f.write("\n")
+write_result("precision_check", out)
 for r in rows:
     print(f"{r['gpu']:<16} {r['precision']:<9} b{r['batch']:<4} predicted {r['predicted_img_s']:7.0f}"
           f" img/s  published {r['published_img_s']:5d}  APE {100 * r['ape']:5.1f} %")

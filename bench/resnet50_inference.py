@@ -8,17 +8,13 @@ Writes bench/results/resnet50_inference.json: per row the predicted and publishe
 their APE, and the median APE per GPU and over all rows.
 Usage (from the repository root): bench/resnet50_inference.py [BUILD_DIR] [PERF_MODEL]
 """
-import json
-import os
 import statistics
-import subprocess
 import sys
 
-build = sys.argv[1] if len(sys.argv) > 1 else "build"
-perf = sys.argv[2] if len(sys.argv) > 2 else ""
-frugal = os.path.join(build, "tools", "frugal", "frugal")
-SOURCE = ("https://github.com/NVIDIA/DeepLearningExamples/blob/master/PyTorch/Classification/"
-          "ConvNets/resnet50v1.5/README.md#inference-performance-results")
+from resnet50_dle import README, predictor, write_result
+
+predict = predictor()
+SOURCE = README + "#inference-performance-results"
 # gpu -> {batch: published average latency, ms}
 TABLE = {
     "V100-SXM2-16GB": {1: 10.37, 2: 10.24, 4: 10.46, 8: 11.5, 16: 16.07, 32: 29.37, 64: 55.4,
@@ -29,11 +25,7 @@ TABLE = {
 rows = []
 for gpu, by_batch in TABLE.items():
     for batch, published in by_batch.items():
-        cmd = [frugal, "predict", "models/resnet50.onnx", "--gpu", gpu, "--batch", str(batch),
-               "--infer", "--precision", "fp32", "--json"]
-        if perf:
-            cmd += ["--perf-model", perf]
-        p = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+        p = predict(gpu, batch, "--infer", "--precision", "fp32")
         rows.append({"gpu": gpu, "batch": batch, "perf_model": p["perf_model"],
                      "predicted_ms": p["iteration_ms"], "published_ms": published,
                      "ape": abs(p["iteration_ms"] - published) / published})
@@ -41,10 +33,7 @@ out = {"source": SOURCE, "command": " ".join(["bench/resnet50_inference.py"] + s
        "rows": rows, "median_ape": statistics.median(r["ape"] for r in rows),
        "median_ape_by_gpu": {g: statistics.median(r["ape"] for r in rows if r["gpu"] == g)
                              for g in TABLE}}
-os.makedirs("bench/results", exist_ok=True)
-with open("bench/results/resnet50_inference.json", "w") as f:
-    json.dump(out, f, indent=1, sort_keys=True)
-    f.write("\n")
+write_result("resnet50_inference", out)
 for r in rows:
     print(f"{r['gpu']:<16} b{r['batch']:<4} predicted {r['predicted_ms']:8.2f} ms"
           f"  published {r['published_ms']:7.2f} ms  APE {100 * r['ape']:5.1f} %")
