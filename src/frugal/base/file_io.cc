@@ -161,7 +161,9 @@ Result<nlohmann::json> ParseUbjson(const std::string& bytes,
     return InvalidArgument(what + ": UBJSON nested deeper than " +
                            std::to_string(max_depth) + " levels");
   }
-  if (sax.duplicate()) return InvalidArgument(what + ": key '" + *sax.duplicate() + "' given twice in one object");
+  if (sax.duplicate()) {
+    return InvalidArgument(what + ": key '" + *sax.duplicate() + "' given twice in one object");
+  }
   if (!ok) return InvalidArgument(what + ": malformed UBJSON");
   return out;
 }
