@@ -389,7 +389,7 @@ Result<Dataset> LoadTimingData(const std::string& path) {
 
 std::string DefaultTimingDataPath() {
   if (const char* p = std::getenv("FRUGAL_PERF_DATA"); p && *p) return p;
-  return std::string(FRUGAL_SHARED_DATA) + "/perf";
+  return SharedDataDir() + "/perf";
 }
 
 std::string Dataset::Where(const OpSample& s) const {
