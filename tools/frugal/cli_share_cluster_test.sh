@@ -71,13 +71,13 @@ for r in j["results"]:
   assert len(r["unallocated_gpu_pct"])==len(r["arrived_pct"])==11
   # gshare says which descent its rollouts chose; no other policy decides.
   assert ("decision" in r)==(r["policy"]=="gshare"), r["policy"]
-  if r["policy"]=="gshare": assert "descent (over 16 rollouts" in r["decision"], r["decision"]
+  if r["policy"]=="gshare": assert " (over 16 rollouts, mean unallocated GPU % minus fgd" in r["decision"], r["decision"]
 ' "$TMP/a.json" || fail "frag --json fields"
 cmp -s "$TMP/a.json" "$TMP/out.json" || fail "--out differs from stdout"
 "$FRUGAL" share frag --pods $P --nodes $N --policy all --seeds 1-4 --tune 1.5 --json --threads 3 >"$TMP/b.json" || fail "threads 3"
 cmp -s "$TMP/a.json" "$TMP/b.json" || fail "results depend on --threads"
 "$FRUGAL" share frag --pods $P --nodes $N --policy fgd,best-fit --seeds 1 >"$TMP/t.txt" || fail "frag text"
 grep -q "unallocated GPU %" "$TMP/t.txt" && grep -q "^  fgd " "$TMP/t.txt" || fail "frag text table"
-"$FRUGAL" share frag --pods $P --nodes $N --policy gshare --seeds 1 | grep -q "^gshare: .* descent (over 16 rollouts" ||
+"$FRUGAL" share frag --pods $P --nodes $N --policy gshare --seeds 1 | grep -q "^gshare: .*descent.* (over 16 rollouts" ||
   fail "frag text: gshare's decision"
 echo "cli_share_cluster_test: ok"

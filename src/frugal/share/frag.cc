@@ -63,6 +63,13 @@ std::vector<TypicalPod> BlendTypicalPods(const std::vector<PodSpec>& pods,
   return out;
 }
 
+std::vector<TypicalPod> TraceShapes(const std::vector<PodSpec>& pods) {
+  TypicalPodOptions every;
+  every.popularity_threshold = 1.0;
+  every.include_cpu_pods = true;
+  return BuildTypicalPods(pods, every);
+}
+
 int64_t NodeFragMilliFor(const NodeState& node, const PodShape& pod) {
   const int64_t free_total = node.GpuLeftTotal();
   if (free_total == 0) return 0;

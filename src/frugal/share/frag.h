@@ -46,6 +46,10 @@ std::vector<TypicalPod> BuildTypicalPods(const std::vector<PodSpec>& pods,
 std::vector<TypicalPod> BlendTypicalPods(const std::vector<PodSpec>& pods,
                                          const TypicalPodOptions& options = {});
 
+// Every shape of the trace, CPU-only pods included, at its own frequency:
+// the distribution an arriving pod is drawn from.
+std::vector<TypicalPod> TraceShapes(const std::vector<PodSpec>& pods);
+
 // Free GPU-milli of `node` that `pod` cannot use (see above).
 int64_t NodeFragMilliFor(const NodeState& node, const PodShape& pod);
 // Σ weight × NodeFragMilliFor over the typical pods, without the memo.

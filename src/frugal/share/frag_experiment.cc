@@ -59,6 +59,7 @@ struct RunEnv {
   const FilterOrder& order;
   FragMemo& memo;
   FragMemo& blend_memo;
+  const std::vector<TypicalPod>& trace_shapes;
 };
 
 FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPolicy& policy,
@@ -136,7 +137,7 @@ FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPol
   SplitMix64 order_rng(seed ^ 0x0f11e7ull);
   std::vector<double> keys;  // empty: node-list order
   if (!order.node_list()) FilterOrderKeys(order, state.size(), &order_rng, &keys);
-  ScoreContext ctx{&memo, &env.blend_memo, &rng, rollouts};
+  ScoreContext ctx{&memo, &env.blend_memo, &rng, rollouts, &env.trace_shapes};
 
   double frag_total = 0;
   for (const NodeState& s : state) frag_total += memo.Frag(s);
@@ -167,6 +168,7 @@ FragRun RunOne(const RunEnv& env, const std::vector<int>& arrivals, PlacementPol
       ++next_level;
     }
     if (static_cast<double>(arrived) >= next_observe) {
+      ctx.remaining_milli = std::max(0.0, env.tune * capacity - static_cast<double>(arrived));
       if (policy.Observe(ctx, state)) ++epoch;
       while (next_observe <= static_cast<double>(arrived)) next_observe += kObserveStepPct / 100.0 * capacity;
     }
@@ -242,12 +244,13 @@ class OwnedRollouts final : public Rollouts {
         shapes_(IndexShapes(pods_)),
         typical_(BuildTypicalPods(pods_, o.typical)),
         blend_(BlendTypicalPods(pods_, o.typical)),
+        trace_shapes_(TraceShapes(pods_)),
         memo_(&typical_),
         blend_memo_(&blend_),
         levels_(o.arrived_levels_pct),
         order_(o.filter_order),
         env_{nodes_, pods_, shapes_, capacity_milli, levels_, o.tune,
-             o.tie_break == TieBreak::kRandom, order_, memo_, blend_memo_},
+             o.tie_break == TieBreak::kRandom, order_, memo_, blend_memo_, trace_shapes_},
         inner_(cache_, env_) {
     std::sort(levels_.begin(), levels_.end());
   }
@@ -260,7 +263,7 @@ class OwnedRollouts final : public Rollouts {
   std::vector<NodeSpec> nodes_;
   std::vector<PodSpec> pods_;
   ShapeIndex shapes_;
-  std::vector<TypicalPod> typical_, blend_;
+  std::vector<TypicalPod> typical_, blend_, trace_shapes_;
   FragMemo memo_, blend_memo_;
   std::vector<double> levels_;
   FilterOrder order_;
@@ -346,6 +349,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
   }
 
   const std::vector<TypicalPod> blend_typical = BlendTypicalPods(pods, options.typical);
+  const std::vector<TypicalPod> trace_shapes = TraceShapes(pods);
   const ShapeIndex shapes = IndexShapes(pods);
   std::vector<std::vector<int>> arrivals(options.seeds.size());
   for (size_t s = 0; s < options.seeds.size(); ++s) {
@@ -368,7 +372,7 @@ Result<FragExperimentResult> RunFragExperiment(const std::vector<NodeSpec>& node
       auto policy = MakePlacementPolicy(options.policies[p]);
       const RunEnv env{nodes, pods, shapes, out.cluster_gpu_milli, out.arrived_pct, options.tune,
                        options.tie_break == TieBreak::kRandom, options.filter_order, memo,
-                       blend_memo};
+                       blend_memo, trace_shapes};
       WorkerRollouts rollouts(rollout_cache, env);
       runs[job] = RunOne(env, arrivals[s], **policy, options.seeds[s], &rollouts);
       runs[job].decision = (*policy)->Decision();

@@ -69,7 +69,8 @@ TEST(FragExperiment, MetricsAreConsistentAndDeterministic) {
     // Only gshare decides anything on its own, and it decides once per
     // experiment: every run the same descent.
     if (p.policy == "gshare") {
-      EXPECT_NE(p.decision.find(" descent (over 16 rollouts"), std::string::npos) << p.decision;
+      EXPECT_NE(p.decision.find(" (over 16 rollouts, mean unallocated GPU % minus fgd's: "), std::string::npos)
+          << p.decision;
       for (const auto& run : p.runs) EXPECT_EQ(run.decision, p.runs[0].decision);
     } else {
       EXPECT_EQ(p.decision, "") << p.policy;

@@ -63,6 +63,13 @@ struct ScoreContext {
   SplitMix64* rng = nullptr;
   // Null inside a rollout and where the caller offers none.
   Rollouts* rollouts = nullptr;
+  // Every shape of the trace at its own frequency (gshare's reservation,
+  // placement/scarce_slots.h); null where the caller has no trace.
+  const std::vector<TypicalPod>* trace_shapes = nullptr;
+  // GPU-milli still to arrive where the caller knows it (FGD's experiment:
+  // tune × capacity minus what has arrived), set before each Observe; 0
+  // where unknown.
+  double remaining_milli = 0;
 };
 
 struct NodeScore {

@@ -144,61 +144,64 @@ TEST(GshareBlend, DropsShapesNoNodeCanHost) {
   EXPECT_FALSE(fgd->Observe(f.ctx, nodes));
 }
 
-// Rollouts that price the blend descent `blend_minus_fgd` points of
-// unallocated GPU above FGD's at the second level, and count the runs.
+// Rollouts that price each reserving descent some points of unallocated
+// GPU above FGD's at the second level, and count the runs.
 class FakeRollouts final : public Rollouts {
  public:
-  explicit FakeRollouts(double blend_minus_fgd) : delta_(blend_minus_fgd) {}
+  FakeRollouts(double reserve_minus_fgd, double blend_minus_fgd)
+      : reserve_(reserve_minus_fgd), blend_(blend_minus_fgd) {}
   std::vector<double> Run(PolicyFactory make, int k) override {
     (void)k;
     ++runs;
-    auto candidate = make();
-    // Tell the candidates apart by the GPU they give a 500 pod on a node
-    // with 520 and 500 free: both score 53 (deltas 138 and 150), so FGD
-    // takes the first; the blend takes the exact fit.
-    Fixture f;
-    const NodeScore s = candidate->Score(f.ctx, Node(64000, {520, 500}), PodShape{4000, 500, 1, 0});
-    const bool is_blend = s.gpus == GpuSet{0b10};
-    return {50.0, 10.0 + (is_blend ? delta_ : 0.0)};
+    const double delta = make == &NewGshareReservePolicy ? reserve_ : make == &NewGshareBlendPolicy ? blend_ : 0.0;
+    return {50.0, 10.0 + delta};
   }
   int runs = 0;
 
  private:
-  double delta_;
+  double reserve_, blend_;
 };
 
-// gshare keeps the blend descent when its rollouts say it packs at least
-// as well as FGD's at every level, and scores exactly as fgd otherwise;
-// it decides once, at the first Observe, from 16 paired rollouts.
+// gshare keeps the reserving descent whose rollouts say it packs at least
+// as well as FGD's at every level, the lower on average of two that do
+// (ties: the blend), and FGD's descent when neither does; it decides once,
+// at the first Observe, from 16 rollouts of each of the three descents.
 TEST(Gshare, KeepsTheDescentItsRolloutsFavour) {
   const std::vector<NodeState> nodes = {Node(64000, {520, 500})};
   const PodShape p{4000, 500, 1, 0};
-  for (const double delta : {-0.1, 0.0, 0.1}) {
+  struct Case {
+    double reserve, blend;
+    const char* kept;
+  };
+  for (const Case& c : {Case{-0.1, -0.05, "fgd's descent with the reservation ("},
+                        Case{-0.1, -0.1, "blend descent with the reservation ("},
+                        Case{0.1, 0.0, "blend descent with the reservation ("},
+                        Case{0.0, 0.1, "fgd's descent with the reservation ("},
+                        Case{0.1, 0.1, "fgd's descent ("}}) {
     Fixture f;
-    FakeRollouts rollouts(delta);
+    FakeRollouts rollouts(c.reserve, c.blend);
     f.ctx.rollouts = &rollouts;
     auto g = std::move(MakePlacementPolicy("gshare")).value();
-    auto fgd = std::move(MakePlacementPolicy("fgd")).value();
-    auto blend = NewGshareBlendPolicy();
-    const bool changed = g->Observe(f.ctx, nodes);
-    EXPECT_EQ(rollouts.runs, 32);
-    PlacementPolicy& expected = delta > 0 ? *fgd : *blend;
-    Fixture plain;  // no rollouts
-    expected.Observe(plain.ctx, nodes);
-    const NodeScore want = expected.Score(plain.ctx, nodes[0], p);
-    const NodeScore got = g->Score(f.ctx, nodes[0], p);
-    EXPECT_EQ(got.gpus, want.gpus) << delta;
-    EXPECT_EQ(got.score, want.score) << delta;
-    if (delta > 0) {
-      EXPECT_TRUE(changed);
-    }
     g->Observe(f.ctx, nodes);
-    EXPECT_EQ(rollouts.runs, 32) << "decides once";
+    EXPECT_EQ(rollouts.runs, 48);
+    EXPECT_EQ(g->Decision().rfind(c.kept, 0), 0u) << g->Decision();
+    g->Observe(f.ctx, nodes);
+    EXPECT_EQ(rollouts.runs, 48) << "decides once";
   }
+  // When it falls back, it scores exactly as fgd: on a node with 520 and
+  // 500 free both GPUs score 53 for a 500 pod (deltas 138 and 150), so
+  // FGD takes the first; the blend takes the exact fit.
   {
     Fixture f;
+    FakeRollouts rollouts(0.1, 0.1);
+    f.ctx.rollouts = &rollouts;
+    auto g = std::move(MakePlacementPolicy("gshare")).value();
+    EXPECT_TRUE(g->Observe(f.ctx, nodes));
     auto fgd = std::move(MakePlacementPolicy("fgd")).value();
-    ASSERT_EQ(fgd->Score(f.ctx, nodes[0], p).gpus, GpuSet{0b01});
+    const NodeScore want = fgd->Score(f.ctx, nodes[0], p);
+    ASSERT_EQ(want.gpus, GpuSet{0b01});
+    EXPECT_EQ(g->Score(f.ctx, nodes[0], p).gpus, want.gpus);
+    EXPECT_EQ(g->Score(f.ctx, nodes[0], p).score, want.score);
   }
   // Without rollouts (a caller that offers none) it is the blend descent.
   Fixture f;

@@ -35,11 +35,12 @@ Extender::Extender(const ExtenderOptions& options, GpuModelTable models,
       workload_(std::move(workload)),
       typical_(BuildTypicalPods(workload_)),
       blend_(BlendTypicalPods(workload_)),
+      trace_shapes_(TraceShapes(workload_)),
       memo_(&typical_),
       blend_memo_(&blend_),
       rng_(options.seed ^ 0x5deece66dull),
       policy_(std::move(policy)),
-      ctx_{&memo_, &blend_memo_, &rng_, nullptr} {}
+      ctx_{&memo_, &blend_memo_, &rng_, nullptr, &trace_shapes_} {}
 
 Extender::Entry* Extender::Find(const std::string& name) {
   const auto it = index_.find(name);

@@ -151,6 +151,7 @@ class Extender {
   bool rollouts_offered_ = false;
   std::vector<TypicalPod> typical_;
   std::vector<TypicalPod> blend_;
+  std::vector<TypicalPod> trace_shapes_;  // gshare's reservation; no horizon is known here
   FragMemo memo_;
   FragMemo blend_memo_;
   SplitMix64 rng_;

@@ -30,6 +30,8 @@ class GshareBlendPolicy final : public PlacementPolicy {
   NodeScore Score(ScoreContext& ctx, const NodeState& node, const PodShape& pod) override {
     FragMemo& frag = live_memo_ ? *live_memo_ : ctx.blend_frag != nullptr ? *ctx.blend_frag : *ctx.frag;
     const double before = frag.Frag(node);
+    // What the placement leaves: fragmentation plus the reservation's loss.
+    auto cost = [&](GpuSet g) { return frag.FragAfter(node, pod, g) + reserve_.Loss(node, pod, g); };
     GpuSet gpus = 0;
     double after = 0;
     if (pod.IsGpuShare()) {
@@ -38,7 +40,7 @@ class GshareBlendPolicy final : public PlacementPolicy {
         const int left = node.gpu_left[i];
         if (left < pod.gpu_milli) continue;
         const GpuSet g = GpuSet{1} << i;
-        const double f = frag.FragAfter(node, pod, g);
+        const double f = cost(g);
         if (gpus == 0 || f < after - 1e-9 || (std::abs(f - after) <= 1e-9 && left < best_left)) {
           gpus = g;
           after = f;
@@ -47,7 +49,7 @@ class GshareBlendPolicy final : public PlacementPolicy {
       }
     } else {
       gpus = ExclusiveGpus(node, pod);
-      after = frag.FragAfter(node, pod, gpus);
+      after = cost(gpus);
     }
     return {static_cast<double>(FgdSigmoidScore(before - after)), gpus};
   }
@@ -58,6 +60,7 @@ class GshareBlendPolicy final : public PlacementPolicy {
   // renormalised. Refreshed every kObserveStepPct % of arrived workload.
   bool Observe(ScoreContext& ctx, const std::vector<NodeState>& nodes) override {
     if (ctx.blend_frag == nullptr) return false;
+    const bool repriced = ctx.trace_shapes != nullptr && reserve_.Update(*ctx.trace_shapes, nodes, ctx.remaining_milli);
     std::vector<TypicalPod> next = ctx.blend_frag->typical();
     double sum = 0;
     for (TypicalPod& t : next) {
@@ -75,13 +78,14 @@ class GshareBlendPolicy final : public PlacementPolicy {
     const bool same = live_memo_ && live_.size() == next.size() &&
                       std::equal(live_.begin(), live_.end(), next.begin(),
                                  [](const TypicalPod& x, const TypicalPod& y) { return x.weight == y.weight; });
-    if (same) return false;
+    if (same) return repriced;
     live_ = std::move(next);
     live_memo_ = std::make_unique<FragMemo>(&live_);
     return true;
   }
 
  private:
+  ScarceSlots reserve_;
   std::vector<TypicalPod> live_;
   std::unique_ptr<FragMemo> live_memo_;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "frugal/share/placement/scarce_slots.h"
 #include "frugal/share/placement_policy.h"
 
 namespace frugal::share {
@@ -22,6 +23,11 @@ inline int64_t FgdSigmoidScore(double delta_milli) {
   return static_cast<int64_t>(1.0 / (1.0 + std::exp(-delta_milli / 1000.0)) * kMaxNodeScore);
 }
 
+// FGD's node score (fgd.cc); with `reserve`, the delta also pays the
+// expected GPU-milli of future pods the placement turns away.
+NodeScore FgdDescentScore(FragMemo& frag, const NodeState& node, const PodShape& pod,
+                          const ScarceSlots* reserve);
+
 std::unique_ptr<PlacementPolicy> NewRandomPolicy();
 std::unique_ptr<PlacementPolicy> NewDotProductPolicy();
 std::unique_ptr<PlacementPolicy> NewGpuClusteringPolicy();
@@ -29,9 +35,11 @@ std::unique_ptr<PlacementPolicy> NewGpuPackingPolicy();
 std::unique_ptr<PlacementPolicy> NewBestFitPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdPolicy();
 std::unique_ptr<PlacementPolicy> NewGsharePolicy();
-// gshare's blend descent alone (not registered: gshare runs it when its
-// rollouts say it beats FGD's descent).
+// gshare's two reserving descents (not registered: gshare runs one when its
+// rollouts say it beats FGD's descent): the blend (gshare_blend.cc) and
+// FGD's own descent with the reservation (gshare_reserve.cc).
 std::unique_ptr<PlacementPolicy> NewGshareBlendPolicy();
+std::unique_ptr<PlacementPolicy> NewGshareReservePolicy();
 
 }  // namespace frugal::share
 
