@@ -13,14 +13,17 @@
 // cluster over kRollouts arrival sequences of their own (drawn from the
 // trace as the experiment draws its runs', with seeds of their own). A
 // reserving descent qualifies when its mean unallocated GPU %, paired per
-// sequence, is at or below FGD's at every level of arrived workload; of
-// those gshare keeps the one lowest on average over the levels (ties: the
-// later in kDescents), else it scores exactly as fgd. The sequences are the same for every run, so one
-// experiment decides once per trace: deciding per run mixes the descents
-// across seeds, and the median of such a mixture measured worse than
-// either (gpushare40: +0.05 over fgd).
+// sequence, is at or below FGD's at every level of arrived workload and
+// its gain on average over the levels is more than kStandardErrors
+// standard errors (a gain the rollouts cannot tell from noise is not worth
+// leaving FGD for); of those gshare keeps the one lowest on average (ties:
+// the later in kDescents), else it scores exactly as fgd. The sequences
+// are the same for every run, so one experiment decides once per trace:
+// deciding per run mixes the descents across seeds, and the median of such
+// a mixture measured worse than either (gpushare40: +0.05 over fgd).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +36,9 @@ namespace frugal::share {
 namespace {
 
 constexpr int kRollouts = 16;
+// A descent replaces FGD's only when its gain on average over the levels
+// exceeds this many standard errors of the rollouts' mean.
+constexpr double kStandardErrors = 2.0;
 
 struct Descent {
   PolicyFactory make;
@@ -76,31 +82,38 @@ class GsharePolicy final : public PlacementPolicy {
       for (const Descent& d : kDescents) keys.push_back({d.make, k});
     }
     const std::vector<std::vector<double>> runs = rollouts.RunMany(keys);
+    const auto run = [&](int k, size_t d) -> const std::vector<double>& { return runs[k * kDescents.size() + d]; };
     size_t pick = 0;
     double pick_mean = 0;
-    decision_.clear();
+    std::string why;
     for (size_t d = 1; d < kDescents.size(); ++d) {
-      // Mean over rollouts of this descent's unallocated GPU % minus FGD's, per level.
-      std::vector<double> diff;
+      // Per level, the mean over rollouts of this descent's unallocated
+      // GPU % minus FGD's; per rollout, that difference averaged over levels.
+      std::vector<double> by_level(run(0, d).size(), 0.0), by_rollout;
       for (int k = 0; k < kRollouts; ++k) {
-        const std::vector<double>& mine = runs[k * kDescents.size() + d];
-        const std::vector<double>& fgd = runs[k * kDescents.size()];
-        diff.resize(mine.size(), 0.0);
-        for (size_t l = 0; l < mine.size(); ++l) diff[l] += (mine[l] - fgd[l]) / kRollouts;
+        double sum = 0;
+        for (size_t l = 0; l < by_level.size(); ++l) {
+          const double x = run(k, d)[l] - run(k, 0)[l];
+          by_level[l] += x / kRollouts;
+          sum += x;
+        }
+        by_rollout.push_back(by_level.empty() ? 0.0 : sum / static_cast<double>(by_level.size()));
       }
-      if (diff.empty()) continue;
-      const double worst = *std::max_element(diff.begin(), diff.end());
-      double mean = 0;
-      for (double x : diff) mean += x / static_cast<double>(diff.size());
-      decision_ += fmt::format("{}{}: {:+.3f} at its worst level, {:+.3f} on average", decision_.empty() ? "" : "; ",
-                               kDescents[d].name, worst, mean);
-      if (worst <= 1e-9 && mean <= pick_mean + 1e-12) {
+      if (by_level.empty()) continue;
+      const double worst = *std::max_element(by_level.begin(), by_level.end());
+      double mean = 0, var = 0;
+      for (double x : by_rollout) mean += x / kRollouts;
+      for (double x : by_rollout) var += (x - mean) * (x - mean) / (kRollouts - 1);
+      const double se = std::sqrt(var / kRollouts);
+      why += fmt::format("{}{}: {:+.3f} at its worst level, {:+.3f} ± {:.3f} on average", why.empty() ? "" : "; ",
+                         kDescents[d].name, worst, mean, se);
+      if (worst <= 1e-9 && mean + kStandardErrors * se < 0 && mean <= pick_mean + 1e-12) {
         pick = d;
         pick_mean = mean;
       }
     }
     decision_ = fmt::format("{} (over {} rollouts, mean unallocated GPU % minus fgd's: {})", kDescents[pick].name,
-                            kRollouts, decision_);
+                            kRollouts, why);
     return pick;
   }
 
