@@ -1,13 +1,16 @@
-// G-Share's blend descent, one of the two scorings gshare (gshare.cc)
-// chooses between. Fragmentation gradient descent with three changes to FGD:
+// G-Share's blend descent, one of the three descents gshare (gshare.cc)
+// chooses between. Fragmentation gradient descent with four changes to FGD:
 //  - Target workload: BlendTypicalPods (frag.h), FGD's popular shapes
 //    blended half and half with the whole trace distribution. FGD's 95 %
 //    cut drops every multi-GPU shape and most GPU-model constraints from
 //    the default trace, so it breaks up 8-GPU nodes and scarce-model nodes
 //    as readily as any other; the blend keeps them in view.
 //  - GPU choice inside a node: the fitting GPU that leaves the least
-//    (exact) fragmentation, ties to the least free GPU; FGD compares its
-//    rounded node scores and takes the first GPU among equals.
+//    (exact) fragmentation plus reservation loss, ties to the least free
+//    GPU; FGD compares its rounded node scores and takes the first GPU
+//    among equals.
+//  - The reservation (scarce_slots.h): the expected GPU-milli of future
+//    pods the placement turns away is added to the fragmentation after.
 //  - Look-ahead over the remaining pods (Observe): every 5 % of arrived
 //    workload, shapes of the target workload that no node can host any
 //    more get weight 0 and the rest are renormalised, so the score stops
