@@ -16,7 +16,7 @@ constexpr RegistryRow<PolicyFactory> kPolicies[] = {
     {"best-fit", "least (CPU, GPU) left after placing", &NewBestFitPolicy},
     {"fgd", "FGD: least growth of the target workload's expected GPU fragmentation",
      &NewFgdPolicy},
-    {"gshare", "G-Share packer: FGD's descent or a blend of popular + all trace shapes, whichever rollouts on the trace favour",
+    {"gshare", "G-Share packer: FGD's descent, alone or reserving the last hosts of scarce shapes (on FGD's or a blended target workload), whichever rollouts on the trace favour",
      &NewGsharePolicy},
 };
 
