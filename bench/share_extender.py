@@ -25,6 +25,7 @@ counted as it makes them) and watch (--watch: one list, then the API
 server's watch events; no list per filter).
 
 Usage: bench/share_extender.py [BUILD_DIR] [--policies fgd,best-fit] [--view 0,1,watch] [--tune 1.0]
+                               [--out bench/results/share_extender.json]
 """
 import argparse
 import csv
@@ -76,6 +77,8 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--view", default="0,1,watch",
                     help="how the extender reads the cluster: --resync seconds, or watch")
+    ap.add_argument("--out", default=os.path.join("bench", "results", "share_extender.json"),
+                    help="where to write the results (relative: to the repository root)")
     args = ap.parse_args()
     frugal = os.path.join(ROOT, args.build, "tools", "frugal", "frugal")
     node_rows = list(csv.DictReader(open(os.path.join(TRACES, "openb_node_list_gpu_node.csv"))))
@@ -191,8 +194,9 @@ def main():
               (policy, view, failed, results[-1]["unallocated_gpu_pct"]), file=sys.stderr)
     out = {"nodes": len(nodes), "gpus": capacity // 1000, "tune": args.tune, "seed": args.seed,
            "results": results}
-    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
-    with open(os.path.join(ROOT, "bench", "results", "share_extender.json"), "w") as f:
+    path = os.path.join(ROOT, args.out)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
     print(json.dumps(out, indent=1))
