@@ -7,8 +7,10 @@
 //
 // For each GPU shape t of the trace: its hosting slots S_t (how many more t
 // pods the cluster could take, summed over nodes, each node on its own) and
-// its expected arrivals R_t over a look-ahead window of kLookAheadCapacity
-// of the cluster's GPU capacity, drawn from the trace's shape frequencies.
+// its expected arrivals R_t over the look-ahead window (the GPU-milli still
+// to arrive where the caller knows it, as FGD's experiment does; else
+// kLookAheadCapacity of the cluster's GPU capacity), drawn from the trace's
+// shape frequencies.
 // Taking one slot from t turns one t pod away exactly when t's demand
 // reaches its slots, so a slot is worth P(D_t >= S_t) × t's GPU-milli, with
 // D_t ~ Poisson(R_t). Placing a pod of another shape on a node costs the
@@ -25,8 +27,8 @@
 
 namespace frugal::share {
 
-// The window of future arrivals the reservation looks at, as a share of the
-// cluster's GPU capacity.
+// The window of future arrivals the reservation looks at where no horizon
+// is known (a live cluster), as a share of the cluster's GPU capacity.
 inline constexpr double kLookAheadCapacity = 0.3;
 
 // How many more pods of `shape` (a GPU shape) `node` could take on its own:
