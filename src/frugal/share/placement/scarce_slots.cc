@@ -73,10 +73,7 @@ bool ScarceSlots::Update(const std::vector<TypicalPod>& trace_shapes, const std:
 double ScarceSlots::Loss(const NodeState& node, const PodShape& pod, GpuSet gpus) const {
   if (prices_.empty()) return 0.0;
   NodeState after = node;
-  after.cpu_left -= pod.cpu_milli;
-  for (int i = 0; i < node.num_gpus; ++i) {
-    if ((gpus >> i) & 1u) after.gpu_left[i] = static_cast<int16_t>(after.gpu_left[i] - pod.gpu_milli);
-  }
+  after.Place(pod, 0, gpus);  // memory is not part of a shape
   double loss = 0;
   for (const Price& p : prices_) {
     if (p.shape == pod) continue;
